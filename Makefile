@@ -1,0 +1,33 @@
+# Bootstraps uv with pip when it is missing, so a machine with only python3 can run every target.
+PY ?= python3
+UV := $(shell command -v uv 2>/dev/null || echo "$(PY) -m uv")
+EXTRAS := --extra litellm --extra s3 --extra mcp --extra anthropic --extra plot
+
+.PHONY: uv sync demo test test-slow lint typecheck check bench live model-install
+
+uv:
+	@command -v uv >/dev/null 2>&1 || $(PY) -m uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet uv
+
+sync: uv
+	$(UV) sync --frozen $(EXTRAS)
+
+demo: sync
+	$(UV) run --frozen $(EXTRAS) memfs demo
+
+test: sync
+	$(UV) run --frozen $(EXTRAS) pytest -q
+
+test-slow: sync
+	$(UV) run --frozen $(EXTRAS) pytest -q -m slow
+
+lint: sync
+	$(UV) run --frozen $(EXTRAS) ruff check memfs adapters tests benchmarks
+	$(UV) run --frozen $(EXTRAS) ruff format --check memfs adapters tests benchmarks
+
+typecheck: sync
+	$(UV) run --frozen $(EXTRAS) mypy
+
+check: test lint typecheck
+
+bench: sync
+	$(UV) run --frozen $(EXTRAS) python -m benchmarks.run_all

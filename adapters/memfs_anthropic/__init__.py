@@ -1,0 +1,1 @@
+"""memfs_anthropic"""

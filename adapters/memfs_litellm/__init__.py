@@ -1,0 +1,1 @@
+"""memfs_litellm"""

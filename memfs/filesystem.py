@@ -1,0 +1,461 @@
+"""MemFS: the fsspec filesystem of one item workspace, where the memory rules live.
+
+Every caller that touches memory — agent file tools, the context builder, workflow runs, the
+CLI, the MCP server and the Anthropic memory tool — goes through a :class:`MemFS`, so each rule
+is written once, here:
+
+* reading ``memory/**.md`` returns the file with the staleness reminder in front of it, and
+  reminder-like tags inside the file neutralised (:mod:`memfs.staleness`);
+* ``fs.raw`` reads the exact stored bytes (editors, ``edit_file``, stats);
+* writing ``memory/**.md`` strips a reminder copied from a read, and stamps
+  ``metadata.recorded`` with the write date when the file has none, a bad one or a future one:
+  the filesystem, not the model, knows when a write happened;
+* ``read_only=True`` (or ``fs.read_only()``) refuses every mutation with
+  ``PermissionError(errno.EROFS)`` — the mount workflow runs get;
+* every path is confined to the workspace (:mod:`memfs.paths`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import io
+import os
+from collections.abc import Callable
+from typing import Any
+
+import fsspec
+from fsspec.spec import AbstractFileSystem
+
+from memfs import staleness
+from memfs.frontmatter_block import with_recorded
+from memfs.paths import UnsafePathError, normalize, parent
+from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
+
+Clock = Callable[[], dt.date]
+
+INDEX_FILE = "MEMORY.md"
+MEMORY_DIR = "memory"
+
+
+def utc_today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
+
+
+def read_only_error(path: str, action: str) -> PermissionError:
+    return PermissionError(
+        errno.EROFS,
+        f"Cannot {action} {path or '/'!r}: this workspace is mounted read-only. Workflow runs "
+        "read memory but do not write it; to change memory, do it from a chat turn or as an "
+        "explicit workflow step that writes memory.",
+        path or "/",
+    )
+
+
+class MemFS(AbstractFileSystem):
+    """One item workspace over one :class:`~memfs.stores.FileStore`.
+
+    Build it from a store (``MemFS(LocalFileStore("/data/items/42"))``), a local directory
+    (``MemFS(path="/data/items/42")``) or any fsspec target the way ``DirFileSystem`` chains
+    one (``MemFS(path="bucket/items/42", target_protocol="s3", target_options={...})``).
+    """
+
+    protocol = "memfs"
+    root_marker = ""
+    cachable = False  # instances hold a live store; sharing them by constructor args is wrong
+
+    def __init__(
+        self,
+        store: FileStore | None = None,
+        *,
+        path: str | None = None,
+        target_protocol: str | None = None,
+        target_options: dict[str, Any] | None = None,
+        read_only: bool = False,
+        decorate: bool = True,
+        clock: Clock | None = None,
+        memory_dir: str = MEMORY_DIR,
+        **storage_options: Any,
+    ) -> None:
+        super().__init__(**storage_options)
+        if store is None:
+            if target_protocol is not None:
+                target = fsspec.filesystem(target_protocol, **(target_options or {}))
+                store = FsspecFileStore(target, root=path or "")
+            elif path is not None:
+                store = LocalFileStore(path)
+            else:
+                raise ValueError(
+                    "MemFS needs a workspace: pass a FileStore, a local directory as path=, "
+                    "or path= with target_protocol= (e.g. 's3')."
+                )
+        self.store: FileStore = store
+        self.is_read_only = read_only
+        self.decorates = decorate
+        self.clock: Clock = clock or utc_today
+        self.memory_dir = normalize(memory_dir)
+
+    def __repr__(self) -> str:
+        flags = [
+            f for f, on in (("read_only", self.is_read_only), ("raw", not self.decorates)) if on
+        ]
+        return f"MemFS({self.store!r}{', ' if flags else ''}{', '.join(flags)})"
+
+    # -- views -------------------------------------------------------------------------------
+
+    def _sibling(self, **changes: Any) -> MemFS:
+        opts: dict[str, Any] = {
+            "read_only": self.is_read_only,
+            "decorate": self.decorates,
+            "clock": self.clock,
+            "memory_dir": self.memory_dir,
+        }
+        opts.update(changes)
+        return type(self)(self.store, **opts)
+
+    @property
+    def raw(self) -> MemFS:
+        """The same workspace without decoration: reads return the exact stored bytes."""
+        return self if not self.decorates else self._sibling(decorate=False)
+
+    def read_only(self) -> MemFS:
+        """A read-only mount of the same workspace (what a workflow turn gets)."""
+        return self if self.is_read_only else self._sibling(read_only=True)
+
+    def today(self) -> dt.date:
+        return self.clock()
+
+    def is_memory_file(self, path: str) -> bool:
+        """Whether ``path`` is a memory file (``memory/**.md``): the files that get a reminder."""
+        rel = self._rel(path)
+        return rel.startswith(self.memory_dir + "/") and rel.endswith(".md")
+
+    # -- paths ---------------------------------------------------------------------------------
+
+    @classmethod
+    def _strip_protocol(cls, path: Any) -> Any:
+        if isinstance(path, list):
+            return [cls._strip_protocol(p) for p in path]
+        path = str(path) if isinstance(path, os.PathLike) else path
+        if isinstance(path, str):
+            if path.startswith("memfs://"):
+                path = path[len("memfs://") :]
+            path = path.rstrip("/")
+            while path.startswith("/"):
+                path = path[1:]
+        return path
+
+    def _rel(self, path: str) -> str:
+        return normalize(self._strip_protocol(path), allow_absolute=True)
+
+    def _check_writable(self, path: str, action: str) -> None:
+        if self.is_read_only:
+            raise read_only_error(self._strip_protocol(path), action)
+
+    # -- the view a reader gets ------------------------------------------------------------------
+
+    def _view(self, rel: str, raw: bytes) -> bytes:
+        if self.decorates and rel.startswith(self.memory_dir + "/") and rel.endswith(".md"):
+            return staleness.decorate(raw, self.today())
+        return raw
+
+    def _read_view(self, rel: str) -> bytes:
+        return self._view(rel, self.store.read(rel))
+
+    # -- the one write path ------------------------------------------------------------------------
+
+    def prepare_write(self, rel: str, data: bytes) -> bytes:
+        """What will be stored for ``data`` written to ``rel``: reminders stripped, date stamped."""
+        if rel.startswith(self.memory_dir + "/") and rel.endswith(".md"):
+            data = staleness.strip_reminders(data)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                return data
+            stamped = with_recorded(text, self.today())
+            if stamped is not text:
+                data = stamped.encode("utf-8")
+        return data
+
+    def _write(self, path: str, data: bytes, *, create: bool = False) -> None:
+        self._check_writable(path, "write")
+        rel = self._rel(path)
+        if not rel:
+            raise IsADirectoryError(
+                errno.EISDIR, "The workspace root is a directory; name a file.", "/"
+            )
+        if create and self.store.exists(rel):
+            raise FileExistsError(
+                errno.EEXIST,
+                f"{rel!r} already exists and this write asked to create it; read it and edit it, "
+                "or write with overwrite semantics.",
+                rel,
+            )
+        self.store.write(rel, self.prepare_write(rel, bytes(data)))
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def _entry(self, rel: str, kind: str, size: int) -> dict[str, Any]:
+        return {"name": rel, "size": size, "type": kind}
+
+    def info(self, path: str, **kwargs: Any) -> dict[str, Any]:
+        rel = self._rel(path)
+        if not rel:
+            return self._entry("", "directory", 0)
+        try:
+            data = self.store.read(rel)
+        except IsADirectoryError:
+            return self._entry(rel, "directory", 0)
+        except FileNotFoundError:
+            if self.store.is_dir(rel):
+                return self._entry(rel, "directory", 0)
+            raise
+        return self._entry(rel, "file", len(self._view(rel, data)))
+
+    def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
+        rel = self._rel(path)
+        if rel and not self.store.is_dir(rel):
+            if not self.store.exists(rel):
+                raise FileNotFoundError(errno.ENOENT, f"No such file or directory: {rel!r}", rel)
+            entries = [self.info(rel)]
+            return entries if detail else [rel]
+        files = set(self.store.ls(rel))
+        out: list[dict[str, Any]] = []
+        for name in self.store.listdir(rel):
+            child = f"{rel}/{name}" if rel else name
+            if child in files:
+                size = len(self._read_view(child)) if detail else 0
+                out.append(self._entry(child, "file", size))
+            else:
+                out.append(self._entry(child, "directory", 0))
+        return out if detail else [e["name"] for e in out]
+
+    def find(
+        self,
+        path: str,
+        maxdepth: int | None = None,
+        withdirs: bool = False,
+        detail: bool = False,
+        **kwargs: Any,
+    ) -> Any:
+        if detail or withdirs or maxdepth is not None:
+            return super().find(path, maxdepth=maxdepth, withdirs=withdirs, detail=detail, **kwargs)
+        return self.store.ls(self._rel(path))  # one store call, not one per directory
+
+    def exists(self, path: str, **kwargs: Any) -> bool:
+        try:
+            return self.store.exists(self._rel(path))
+        except UnsafePathError:
+            raise
+        except OSError:
+            return False
+
+    def isdir(self, path: str) -> bool:
+        return self.store.is_dir(self._rel(path))
+
+    def isfile(self, path: str) -> bool:
+        rel = self._rel(path)
+        return bool(rel) and self.store.exists(rel) and not self.store.is_dir(rel)
+
+    def cat_file(
+        self, path: str, start: int | None = None, end: int | None = None, **kwargs: Any
+    ) -> bytes:
+        rel = self._rel(path)
+        data = self._read_view(rel)
+        if start is None and end is None:
+            return data
+        return data[slice(start, end)]
+
+    def get_file(
+        self, rpath: str, lpath: Any, callback: Any = None, outfile: Any = None, **kw: Any
+    ) -> None:
+        rel = self._rel(rpath)
+        if self.store.is_dir(rel):
+            if isinstance(lpath, (str, os.PathLike)):
+                os.makedirs(lpath, exist_ok=True)
+            return
+        data = self._read_view(rel)
+        if outfile is not None:
+            outfile.write(data)
+        elif hasattr(lpath, "write"):
+            lpath.write(data)
+        else:
+            os.makedirs(os.path.dirname(os.path.abspath(lpath)), exist_ok=True)
+            with open(lpath, "wb") as f:
+                f.write(data)
+
+    def created(self, path: str) -> dt.datetime:
+        raise NotImplementedError(
+            "The workspace FileStore keeps no timestamps; memory age comes from the "
+            "frontmatter field metadata.recorded."
+        )
+
+    modified = created
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def pipe_file(self, path: str, value: bytes, mode: str = "overwrite", **kwargs: Any) -> None:
+        self._write(path, value, create=mode == "create")
+
+    def put_file(
+        self, lpath: Any, rpath: str, callback: Any = None, mode: str = "overwrite", **kwargs: Any
+    ) -> None:
+        self._check_writable(rpath, "upload to")
+        if os.path.isdir(lpath):
+            self.makedirs(rpath, exist_ok=True)
+            return
+        with open(lpath, "rb") as f:
+            self._write(rpath, f.read(), create=mode == "create")
+
+    def cp_file(self, path1: str, path2: str, **kwargs: Any) -> None:
+        self._check_writable(path2, "copy into")
+        src = self._rel(path1)
+        if self.store.is_dir(src):
+            self.makedirs(path2, exist_ok=True)
+            return
+        self._write(path2, self.store.read(src))
+
+    def mkdir(self, path: str, create_parents: bool = True, **kwargs: Any) -> None:
+        self._check_writable(path, "create directory")
+        rel = self._rel(path)
+        if self.store.exists(rel):
+            raise FileExistsError(errno.EEXIST, f"{rel or '/'!r} already exists.", rel)
+        if not create_parents and parent(rel) and not self.store.is_dir(parent(rel)):
+            raise FileNotFoundError(errno.ENOENT, f"Parent of {rel!r} does not exist.", rel)
+        self.store.mkdir(rel)
+
+    def makedirs(self, path: str, exist_ok: bool = False) -> None:
+        self._check_writable(path, "create directory")
+        rel = self._rel(path)
+        if self.store.exists(rel):
+            if exist_ok and self.store.is_dir(rel):
+                return
+            raise FileExistsError(errno.EEXIST, f"{rel or '/'!r} already exists.", rel)
+        self.store.mkdir(rel)
+
+    def rmdir(self, path: str) -> None:
+        self._check_writable(path, "remove directory")
+        self.store.rmdir(self._rel(path))
+
+    def rm_file(self, path: str) -> None:
+        self._check_writable(path, "delete")
+        rel = self._rel(path)
+        if not rel:
+            raise UnsafePathError(path, "the workspace root cannot be deleted")
+        # fsspec's rm() calls rm_file on the directories it expanded, deepest first.
+        if self.store.is_dir(rel):
+            self.store.rmdir(rel)
+        else:
+            self.store.delete(rel)
+
+    _rm = rm_file
+
+    def rm(self, path: Any, recursive: bool = False, maxdepth: int | None = None) -> None:
+        for p in path if isinstance(path, list) else [path]:
+            self._check_writable(p, "delete")
+            if not self._rel(p):
+                raise UnsafePathError(p, "the workspace root cannot be deleted")
+        for p in reversed(self.expand_path(path, recursive=recursive, maxdepth=maxdepth)):
+            rel = self._rel(p)
+            if self.store.is_dir(rel):
+                self.store.rmdir(rel)
+            elif self.store.exists(rel):
+                self.store.delete(rel)
+            # else: a directory that existed only through files just deleted (object stores)
+
+    def mv(
+        self,
+        path1: Any,
+        path2: Any,
+        recursive: bool = False,
+        maxdepth: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        for p in path1 if isinstance(path1, list) else [path1]:
+            self._check_writable(p, "move")
+            if not self._rel(p):
+                raise UnsafePathError(p, "the workspace root cannot be moved")
+        self._check_writable(path2 if isinstance(path2, str) else "", "move into")
+        super().mv(path1, path2, recursive=recursive, maxdepth=maxdepth, **kwargs)
+
+    def touch(self, path: str, truncate: bool = True, **kwargs: Any) -> None:
+        self._check_writable(path, "touch")
+        if truncate or not self.exists(path):
+            self._write(path, b"")
+        # Without truncate an existing file is left alone: there is no timestamp to update.
+
+    def start_transaction(self) -> Any:
+        self._check_writable("", "start a transaction on")
+        return super().start_transaction()
+
+    @property
+    def transaction(self) -> Any:
+        self._check_writable("", "start a transaction on")
+        return super().transaction
+
+    def _open(
+        self,
+        path: str,
+        mode: str = "rb",
+        block_size: Any = None,
+        autocommit: bool = True,
+        cache_options: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        rel = self._rel(path)
+        if mode == "rb":
+            return _ReadFile(self, rel, self._read_view(rel))
+        if set(mode) - set("rwabx+"):
+            raise ValueError(f"Unsupported file mode {mode!r}; use rb, wb, ab or xb.")
+        self._check_writable(rel, "open for writing")
+        if "+" in mode or "r" in mode:
+            raise ValueError(f"Mode {mode!r} is not supported: read with 'rb', write with 'wb'.")
+        if not rel or self.store.is_dir(rel):
+            raise IsADirectoryError(
+                errno.EISDIR, f"{rel or '/'!r} is a directory; name a file.", rel
+            )
+        initial = b""
+        if "x" in mode and self.store.exists(rel):
+            raise FileExistsError(errno.EEXIST, f"{rel!r} already exists (opened with 'x').", rel)
+        if "a" in mode and self.store.exists(rel):
+            initial = self.store.read(rel)
+        return _WriteFile(self, rel, initial, autocommit)
+
+
+class _ReadFile(io.BytesIO):
+    """A read handle over the view of one file, fetched with a single store read."""
+
+    def __init__(self, fs: MemFS, path: str, data: bytes) -> None:
+        super().__init__(data)
+        self.fs, self.path, self.size = fs, path, len(data)
+
+    def info(self) -> dict[str, Any]:
+        return {"name": self.path, "size": self.size, "type": "file"}
+
+
+class _WriteFile(io.BytesIO):
+    """Buffers a write and stores it in one atomic store write on close or on commit."""
+
+    def __init__(self, fs: MemFS, path: str, initial: bytes, autocommit: bool) -> None:
+        super().__init__()
+        self.write(initial)
+        self.fs, self.path, self.autocommit = fs, path, autocommit
+        self._pending: bytes | None = None
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        data = self.getvalue()
+        super().close()
+        if self.autocommit:
+            self.fs._write(self.path, data)
+        else:
+            self._pending = data
+
+    def commit(self) -> None:
+        if self._pending is not None:
+            self.fs._write(self.path, self._pending)
+            self._pending = None
+
+    def discard(self) -> None:
+        self._pending = None

@@ -1,0 +1,153 @@
+"""The YAML frontmatter block of a memory file: find it, parse it tolerantly, stamp its date.
+
+Kept separate from the record model because the filesystem needs only these three things on
+its hot path, and must never fail a read or a write because a file's YAML is broken.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_OPEN = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
+
+
+def split_frontmatter(text: str) -> tuple[str, str, str] | None:
+    """``(opening, yaml_text, rest)`` where ``rest`` starts at the closing fence; None if absent."""
+    m = _OPEN.match(text)
+    if not m:
+        return None
+    close = _CLOSE.search(text, m.end())
+    if not close:
+        return None
+    return text[: m.end()], text[m.end() : close.start()], text[close.start() :]
+
+
+@lru_cache(maxsize=4096)
+def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
+    """The frontmatter as a dict, or None when it is not valid YAML or not a mapping.
+
+    Cached on the text: the same memory files are read on every turn of an item.
+    """
+    try:
+        data = yaml.load(yaml_text, Loader=_SafeLoader)
+    except yaml.YAMLError:
+        return None
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if data is None:
+        return {}
+    return data if isinstance(data, dict) else None
+
+
+def coerce_date(value: Any) -> dt.date | None:
+    """A date from a YAML value: a date, a datetime, or ISO text; anything else is None."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value.strip()[:10])
+        except ValueError:
+            return None
+    return None
+
+
+def recorded_date(text: str) -> dt.date | None:
+    """``metadata.recorded`` of a memory file, or None (no frontmatter, bad YAML, no date)."""
+    parts = split_frontmatter(text)
+    if parts is None:
+        return None
+    data = parse_yaml_mapping(parts[1])
+    if not data:
+        return None
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    return coerce_date(meta.get("recorded"))
+
+
+_METADATA_LINE = re.compile(r"^metadata:[ \t]*(?:#.*)?$")
+_CHILD_INDENT = re.compile(r"^([ \t]+)\S")
+
+
+def with_recorded(text: str, today: dt.date) -> str:
+    """``text`` with ``metadata.recorded: today`` unless it already has a valid past date.
+
+    Edits the frontmatter as text, one line, so every other key, comment and the body stay
+    byte-identical. Text without frontmatter, or with YAML that cannot be parsed, is returned
+    unchanged: the write still happens, it just carries no trusted date.
+    """
+    parts = split_frontmatter(text)
+    if parts is None:
+        return text
+    opening, head, rest = parts
+    data = parse_yaml_mapping(head)
+    if data is None:
+        return text
+    meta = data.get("metadata")
+    current = coerce_date(meta.get("recorded")) if isinstance(meta, dict) else None
+    if current is not None and current <= today:
+        return text
+    if meta is not None and not isinstance(meta, dict):
+        return text  # `metadata: something-else`: not ours to restructure
+    new_head = _set_recorded_line(head, today)
+    if new_head is None:
+        return text
+    check = parse_yaml_mapping(new_head)
+    if not check or not _same_apart_from_recorded(data, check, today):
+        return text
+    return opening + new_head + rest
+
+
+def _set_recorded_line(head: str, today: dt.date) -> str | None:
+    newline = "\r\n" if "\r\n" in head else "\n"
+    lines = head.splitlines(keepends=True)
+    stamp = today.isoformat()
+    for i, line in enumerate(lines):
+        if not _METADATA_LINE.match(line.rstrip("\r\n")):
+            continue
+        child_indent: str | None = None
+        for j in range(i + 1, len(lines)):
+            body = lines[j].rstrip("\r\n")
+            if body.strip() == "" or body.lstrip().startswith("#"):
+                continue
+            m = _CHILD_INDENT.match(body)
+            if not m:
+                break  # back at column 0: the metadata block ended
+            if child_indent is None:
+                child_indent = m.group(1)
+            if m.group(1) == child_indent and body[len(child_indent) :].startswith("recorded:"):
+                lines[j] = f"{child_indent}recorded: {stamp}{newline}"
+                return "".join(lines)
+        if not lines[i].endswith("\n"):
+            lines[i] += newline
+        lines.insert(i + 1, f"{child_indent or '  '}recorded: {stamp}{newline}")
+        return "".join(lines)
+    if any(line.startswith("metadata:") for line in lines):
+        return None  # flow style (`metadata: {type: user}`): leave it alone
+    tail = "" if not head or head.endswith("\n") else newline
+    return f"{head}{tail}metadata:{newline}  recorded: {stamp}{newline}"
+
+
+def _same_apart_from_recorded(
+    before: dict[str, Any], after: dict[str, Any], today: dt.date
+) -> bool:
+    meta_after = after.get("metadata")
+    if not isinstance(meta_after, dict) or coerce_date(meta_after.get("recorded")) != today:
+        return False
+    strip = {k: v for k, v in after.items() if k != "metadata"}
+    if strip != {k: v for k, v in before.items() if k != "metadata"}:
+        return False
+    meta_before = before.get("metadata") or {}
+    return {k: v for k, v in meta_after.items() if k != "recorded"} == {
+        k: v for k, v in meta_before.items() if k != "recorded"
+    }

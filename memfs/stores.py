@@ -1,0 +1,493 @@
+"""FileStore: the platform's storage protocol, and three backends for it.
+
+The protocol is exactly the platform's eleven methods (the design's Phase 3 constraint): no
+timestamps, no stat. Paths are workspace-relative POSIX text (``memory/x.md``; ``""`` is the
+root) and every backend passes them through :func:`memfs.paths.normalize` first.
+
+Backends:
+
+* :class:`LocalFileStore` — a directory on disk; atomic writes, confined to its root.
+* :class:`InMemoryFileStore` — a dict, for tests and ephemeral runs.
+* :class:`FsspecFileStore` — any fsspec filesystem under a root prefix (``s3://bucket/ws``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import tempfile
+import threading
+from typing import Any, Protocol, runtime_checkable
+
+import fsspec
+from fsspec.implementations.local import LocalFileSystem
+
+from memfs.paths import UnsafePathError, normalize, parent
+
+TEMP_PREFIX = ".memfs-tmp-"
+"""Name prefix of in-flight atomic writes; listings never show these."""
+
+
+@runtime_checkable
+class FileStore(Protocol):
+    """The platform's FileStore. Do not add methods: the platform has exactly these."""
+
+    def write(self, path: str, data: bytes) -> None:
+        """Store ``data`` at ``path``, creating parent directories; replaces atomically."""
+
+    def write_from_path(self, path: str, local_path: str) -> None:
+        """Store the bytes of the local file ``local_path`` at ``path``."""
+
+    def read(self, path: str) -> bytes:
+        """Return the bytes stored at ``path``."""
+
+    def read_to_file(self, path: str, local_path: str) -> None:
+        """Copy the bytes stored at ``path`` into the local file ``local_path``."""
+
+    def ls(self, path: str = "") -> list[str]:
+        """Every file under ``path``, recursively, as workspace paths (``[]`` if none)."""
+
+    def exists(self, path: str) -> bool:
+        """Whether a file or directory exists at ``path``."""
+
+    def delete(self, path: str) -> None:
+        """Delete the file at ``path``."""
+
+    def mkdir(self, path: str) -> None:
+        """Create the directory ``path`` and its parents; existing directories are fine."""
+
+    def rmdir(self, path: str) -> None:
+        """Remove the empty directory ``path``."""
+
+    def is_dir(self, path: str) -> bool:
+        """Whether ``path`` is a directory (the root always is)."""
+
+    def listdir(self, path: str = "") -> list[str]:
+        """Names (not paths) of the direct children of the directory ``path``."""
+
+
+def _not_found(path: str) -> FileNotFoundError:
+    return FileNotFoundError(
+        errno.ENOENT,
+        f"No such file in the workspace: {path!r}. List the directory to see what exists, "
+        "or write the file to create it.",
+        path,
+    )
+
+
+def _is_a_directory(path: str) -> IsADirectoryError:
+    return IsADirectoryError(
+        errno.EISDIR, f"{path!r} is a directory, not a file; name a file inside it.", path
+    )
+
+
+def _not_a_directory(path: str) -> NotADirectoryError:
+    return NotADirectoryError(
+        errno.ENOTDIR, f"{path!r} is a file, not a directory; it cannot hold other files.", path
+    )
+
+
+def _not_empty(path: str) -> OSError:
+    return OSError(
+        errno.ENOTEMPTY,
+        f"Directory {path!r} is not empty; delete its files first or remove it recursively.",
+        path,
+    )
+
+
+class LocalFileStore:
+    """A workspace in a local directory: atomic writes, every path confined to ``root``."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        os.makedirs(root, exist_ok=True)
+        self.root = os.path.realpath(root)
+
+    def __repr__(self) -> str:
+        return f"LocalFileStore({self.root!r})"
+
+    def _full(self, path: str) -> tuple[str, str]:
+        """Normalised workspace path and its host path; refuses symlinks that leave the root."""
+        rel = normalize(path)
+        full = os.path.join(self.root, *rel.split("/")) if rel else self.root
+        real = os.path.realpath(full)
+        if real != self.root and not real.startswith(self.root + os.sep):
+            raise UnsafePathError(path, "it resolves through a symlink to outside the workspace")
+        return rel, full
+
+    def write(self, path: str, data: bytes) -> None:
+        rel, full = self._full(path)
+        if not rel:
+            raise _is_a_directory(rel)
+        if os.path.isdir(full):
+            raise _is_a_directory(rel)
+        self._make_parents(rel)
+        # Temp file beside the target + fsync + rename: readers see the old or the new bytes.
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=os.path.dirname(full))
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, full)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        self._fsync_dir(os.path.dirname(full))
+
+    def write_from_path(self, path: str, local_path: str) -> None:
+        with open(local_path, "rb") as f:
+            self.write(path, f.read())
+
+    def read(self, path: str) -> bytes:
+        rel, full = self._full(path)
+        if os.path.isdir(full):
+            raise _is_a_directory(rel)
+        try:
+            with open(full, "rb") as f:
+                return f.read()
+        except FileNotFoundError:
+            raise _not_found(rel) from None
+        except NotADirectoryError:
+            raise _not_found(rel) from None
+
+    def read_to_file(self, path: str, local_path: str) -> None:
+        rel, full = self._full(path)
+        if os.path.isdir(full):
+            raise _is_a_directory(rel)
+        if not os.path.isfile(full):
+            raise _not_found(rel)
+        shutil.copyfile(full, local_path)
+
+    def ls(self, path: str = "") -> list[str]:
+        rel, full = self._full(path)
+        if os.path.isfile(full):
+            return [rel]
+        out: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(full):
+            dirnames.sort()
+            base = os.path.relpath(dirpath, self.root)
+            base = "" if base == "." else base.replace(os.sep, "/")
+            for name in sorted(filenames):
+                if not name.startswith(TEMP_PREFIX):
+                    out.append(f"{base}/{name}" if base else name)
+        return out
+
+    def exists(self, path: str) -> bool:
+        _, full = self._full(path)
+        return os.path.lexists(full) and not os.path.basename(full).startswith(TEMP_PREFIX)
+
+    def delete(self, path: str) -> None:
+        rel, full = self._full(path)
+        if os.path.isdir(full):
+            raise _is_a_directory(rel)
+        try:
+            os.unlink(full)
+        except (FileNotFoundError, NotADirectoryError):
+            raise _not_found(rel) from None
+
+    def mkdir(self, path: str) -> None:
+        rel, full = self._full(path)
+        if os.path.isfile(full):
+            raise FileExistsError(errno.EEXIST, f"{rel!r} exists and is a file.", rel)
+        self._make_parents(rel + "/x" if rel else "x")
+
+    def rmdir(self, path: str) -> None:
+        rel, full = self._full(path)
+        if not rel:
+            raise UnsafePathError(path, "the workspace root cannot be removed")
+        if not os.path.exists(full):
+            raise _not_found(rel)
+        if not os.path.isdir(full):
+            raise _not_a_directory(rel)
+        try:
+            os.rmdir(full)
+        except OSError as e:
+            if e.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                raise _not_empty(rel) from None
+            raise
+
+    def is_dir(self, path: str) -> bool:
+        _, full = self._full(path)
+        return os.path.isdir(full)
+
+    def listdir(self, path: str = "") -> list[str]:
+        rel, full = self._full(path)
+        if not os.path.exists(full):
+            raise _not_found(rel)
+        if not os.path.isdir(full):
+            raise _not_a_directory(rel)
+        return sorted(n for n in os.listdir(full) if not n.startswith(TEMP_PREFIX))
+
+    def _make_parents(self, rel: str) -> None:
+        cur = self.root
+        for seg in parent(rel).split("/") if parent(rel) else []:
+            cur = os.path.join(cur, seg)
+            if os.path.islink(cur) or os.path.exists(cur):
+                real = os.path.realpath(cur)
+                if real != self.root and not real.startswith(self.root + os.sep):
+                    raise UnsafePathError(
+                        rel, "it resolves through a symlink to outside the workspace"
+                    )
+                if not os.path.isdir(cur):
+                    raise _not_a_directory(os.path.relpath(cur, self.root).replace(os.sep, "/"))
+                continue
+            try:
+                os.mkdir(cur)
+            except FileExistsError:
+                if not os.path.isdir(cur):
+                    raise
+
+    @staticmethod
+    def _fsync_dir(dirpath: str) -> None:
+        try:
+            fd = os.open(dirpath, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+class InMemoryFileStore:
+    """A workspace held in a dict; thread-safe, for tests and ephemeral runs."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, bytes] = {}
+        self._dirs: set[str] = set()
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"InMemoryFileStore(<{len(self._files)} files>)"
+
+    def _is_dir(self, rel: str) -> bool:
+        if rel == "" or rel in self._dirs:
+            return True
+        prefix = rel + "/"
+        return any(p.startswith(prefix) for p in self._files)
+
+    def write(self, path: str, data: bytes) -> None:
+        rel = normalize(path)
+        with self._lock:
+            if self._is_dir(rel):
+                raise _is_a_directory(rel)
+            anc = parent(rel)
+            while anc:
+                if anc in self._files:
+                    raise _not_a_directory(anc)
+                anc = parent(anc)
+            self._files[rel] = bytes(data)
+
+    def write_from_path(self, path: str, local_path: str) -> None:
+        with open(local_path, "rb") as f:
+            self.write(path, f.read())
+
+    def read(self, path: str) -> bytes:
+        rel = normalize(path)
+        with self._lock:
+            if rel in self._files:
+                return self._files[rel]
+            if self._is_dir(rel):
+                raise _is_a_directory(rel)
+            raise _not_found(rel)
+
+    def read_to_file(self, path: str, local_path: str) -> None:
+        data = self.read(path)
+        with open(local_path, "wb") as f:
+            f.write(data)
+
+    def ls(self, path: str = "") -> list[str]:
+        rel = normalize(path)
+        with self._lock:
+            if rel in self._files:
+                return [rel]
+            prefix = rel + "/" if rel else ""
+            return sorted(p for p in self._files if p.startswith(prefix))
+
+    def exists(self, path: str) -> bool:
+        rel = normalize(path)
+        with self._lock:
+            return rel in self._files or self._is_dir(rel)
+
+    def delete(self, path: str) -> None:
+        rel = normalize(path)
+        with self._lock:
+            if rel not in self._files:
+                if self._is_dir(rel):
+                    raise _is_a_directory(rel)
+                raise _not_found(rel)
+            # Like an object store: a directory that only existed through this file goes too.
+            del self._files[rel]
+
+    def mkdir(self, path: str) -> None:
+        rel = normalize(path)
+        with self._lock:
+            cur = rel
+            while cur:
+                if cur in self._files:
+                    raise FileExistsError(errno.EEXIST, f"{cur!r} exists and is a file.", cur)
+                self._dirs.add(cur)
+                cur = parent(cur)
+
+    def rmdir(self, path: str) -> None:
+        rel = normalize(path)
+        with self._lock:
+            if not rel:
+                raise UnsafePathError(path, "the workspace root cannot be removed")
+            if rel in self._files:
+                raise _not_a_directory(rel)
+            if not self._is_dir(rel):
+                raise _not_found(rel)
+            prefix = rel + "/"
+            if any(p.startswith(prefix) for p in self._files) or any(
+                d.startswith(prefix) for d in self._dirs
+            ):
+                raise _not_empty(rel)
+            self._dirs.discard(rel)
+
+    def is_dir(self, path: str) -> bool:
+        rel = normalize(path)
+        with self._lock:
+            return self._is_dir(rel)
+
+    def listdir(self, path: str = "") -> list[str]:
+        rel = normalize(path)
+        with self._lock:
+            if rel in self._files:
+                raise _not_a_directory(rel)
+            if not self._is_dir(rel):
+                raise _not_found(rel)
+            prefix = rel + "/" if rel else ""
+            names = {p[len(prefix) :].split("/", 1)[0] for p in self._files if p.startswith(prefix)}
+            names |= {d[len(prefix) :].split("/", 1)[0] for d in self._dirs if d.startswith(prefix)}
+            return sorted(names)
+
+
+class FsspecFileStore:
+    """A workspace under a root prefix of any fsspec filesystem (``s3://bucket/items/42``).
+
+    Writes are one ``pipe_file`` call, which object stores apply atomically (a single PUT).
+    """
+
+    def __init__(self, url_or_fs: str | fsspec.AbstractFileSystem, root: str = "", **options: Any):
+        if isinstance(url_or_fs, str):
+            fs, url_root = fsspec.core.url_to_fs(url_or_fs, **options)
+            root = url_root if not root else f"{url_root.rstrip('/')}/{root.strip('/')}"
+        else:
+            fs = url_or_fs
+        self.fs: fsspec.AbstractFileSystem = fs
+        self.root = root.rstrip("/")
+        self._local = isinstance(fs, LocalFileSystem)
+        if self._local:
+            fs.makedirs(self.root, exist_ok=True)
+
+    def __repr__(self) -> str:
+        protocol = self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]
+        return f"FsspecFileStore('{protocol}://{self.root}')"
+
+    def _full(self, path: str) -> tuple[str, str]:
+        rel = normalize(path)
+        if not rel:
+            return rel, self.root
+        return rel, f"{self.root}/{rel}" if self.root else rel
+
+    def _rel(self, full: str) -> str:
+        full = self.fs._strip_protocol(full).rstrip("/")
+        root = self.fs._strip_protocol(self.root).rstrip("/") if self.root else ""
+        if root and full.startswith(root + "/"):
+            return full[len(root) + 1 :]
+        return full if not root else ""
+
+    def write(self, path: str, data: bytes) -> None:
+        rel, full = self._full(path)
+        if not rel or self.fs.isdir(full):
+            raise _is_a_directory(rel)
+        if self._local:
+            self.fs.makedirs(self.fs._parent(full), exist_ok=True)
+        self.fs.pipe_file(full, bytes(data))
+
+    def write_from_path(self, path: str, local_path: str) -> None:
+        rel, full = self._full(path)
+        if not rel:
+            raise _is_a_directory(rel)
+        if self._local:
+            self.fs.makedirs(self.fs._parent(full), exist_ok=True)
+        self.fs.put_file(local_path, full)
+
+    def read(self, path: str) -> bytes:
+        rel, full = self._full(path)
+        try:
+            return bytes(self.fs.cat_file(full))
+        except FileNotFoundError:
+            if rel == "" or self.fs.isdir(full):
+                raise _is_a_directory(rel) from None
+            raise _not_found(rel) from None
+        except IsADirectoryError:
+            raise _is_a_directory(rel) from None
+
+    def read_to_file(self, path: str, local_path: str) -> None:
+        rel, full = self._full(path)
+        if not self.fs.isfile(full):
+            raise _is_a_directory(rel) if self.fs.isdir(full) else _not_found(rel)
+        self.fs.get_file(full, local_path)
+
+    def ls(self, path: str = "") -> list[str]:
+        _, full = self._full(path)
+        try:
+            found = self.fs.find(full)
+        except FileNotFoundError:
+            return []
+        out = []
+        for p in found:
+            rel = self._rel(p)
+            if rel and not rel.rsplit("/", 1)[-1].startswith(TEMP_PREFIX):
+                out.append(rel)
+        return sorted(out)
+
+    def exists(self, path: str) -> bool:
+        rel, full = self._full(path)
+        return rel == "" or bool(self.fs.exists(full))
+
+    def delete(self, path: str) -> None:
+        rel, full = self._full(path)
+        if not self.fs.isfile(full):
+            raise _is_a_directory(rel) if self.fs.isdir(full) else _not_found(rel)
+        self.fs.rm_file(full)
+
+    def mkdir(self, path: str) -> None:
+        rel, full = self._full(path)
+        if rel and self.fs.isfile(full):
+            raise FileExistsError(errno.EEXIST, f"{rel!r} exists and is a file.", rel)
+        self.fs.makedirs(full, exist_ok=True)
+
+    def rmdir(self, path: str) -> None:
+        rel, full = self._full(path)
+        if not rel:
+            raise UnsafePathError(path, "the workspace root cannot be removed")
+        if not self.fs.exists(full):
+            raise _not_found(rel)
+        if not self.fs.isdir(full):
+            raise _not_a_directory(rel)
+        if self.fs.ls(full, detail=False):
+            raise _not_empty(rel)
+        self.fs.rmdir(full)
+
+    def is_dir(self, path: str) -> bool:
+        rel, full = self._full(path)
+        return rel == "" or bool(self.fs.isdir(full))
+
+    def listdir(self, path: str = "") -> list[str]:
+        rel, full = self._full(path)
+        if rel and not self.fs.isdir(full):
+            raise _not_a_directory(rel) if self.fs.exists(full) else _not_found(rel)
+        try:
+            entries = self.fs.ls(full, detail=False)
+        except FileNotFoundError:
+            return []
+        names = {self._rel(p).rsplit("/", 1)[-1] for p in entries}
+        return sorted(n for n in names if n and not n.startswith(TEMP_PREFIX))
