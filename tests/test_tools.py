@@ -1,0 +1,400 @@
+"""The agent's file tools: schemas, the executor, and the filesystem rules they inherit."""
+
+from __future__ import annotations
+
+import errno
+import json
+import sys
+import types
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from memfs import InMemoryFileStore, MemFS, reminder_text
+from memfs.tools import (
+    FILE_TOOL_NAMES,
+    EditFileArgs,
+    FileToolExecutor,
+    ReadFileArgs,
+    file_tool_schemas,
+)
+
+from tests.conftest import TODAY
+
+STALE = """---
+name: yield-source
+description: "Authoritative yield data is MES daily_yield"
+metadata:
+  type: project
+  recorded: 2026-09-02
+---
+Use MES `daily_yield`, not the QA weekly report.
+"""
+STALE_DAYS = (TODAY - __import__("datetime").date(2026, 9, 2)).days
+
+
+@pytest.fixture
+def fs(clock) -> MemFS:
+    fs = MemFS(InMemoryFileStore(), clock=clock)
+    fs.pipe_file("memory/yield-source.md", STALE.encode())
+    fs.pipe_file("MEMORY.md", b"- [Yield source](memory/yield-source.md) \xe2\x80\x94 MES\n")
+    fs.pipe_file("notes/todo.txt", b"one\ntwo\none\n")
+    return fs
+
+
+@pytest.fixture
+def ex(fs) -> FileToolExecutor:
+    return FileToolExecutor(fs)
+
+
+# -- schemas ----------
+
+
+def test_schemas_are_openai_functions_with_the_platform_names():
+    schemas = file_tool_schemas()
+    assert [s["function"]["name"] for s in schemas] == [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_files",
+        "exists",
+        "delete_file",
+    ]
+    for s in schemas:
+        assert s["type"] == "function"
+        params = s["function"]["parameters"]
+        assert params["type"] == "object"
+        assert params["additionalProperties"] is False
+        assert s["function"]["description"]
+    edit = schemas[2]["function"]["parameters"]
+    assert edit["required"] == ["path", "old_string", "new_string"]
+    assert set(edit["properties"]) == set(EditFileArgs.model_fields)
+    json.dumps(schemas)  # must be JSON-serialisable as sent to the endpoint
+
+
+def test_schemas_come_from_the_pydantic_models_and_advertise_canonical_names_only():
+    read = file_tool_schemas(["read_file"])[0]["function"]["parameters"]
+    assert read["properties"]["path"]["description"] == (
+        ReadFileArgs.model_fields["path"].description
+    )
+    assert "file_path" not in json.dumps(read)
+
+
+def test_unknown_schema_name_is_a_value_error():
+    with pytest.raises(ValueError, match="Unknown file tools"):
+        file_tool_schemas(["read_file", "rm_rf"])
+
+
+# -- reading ----------
+
+
+def test_read_file_returns_the_decorated_view_for_memory(ex):
+    out = ex.execute("read_file", {"path": "memory/yield-source.md"})
+    assert out.startswith(reminder_text(STALE_DAYS) + "\n")
+    assert out.endswith(STALE)
+
+
+def test_read_file_leaves_other_files_alone(ex):
+    assert ex.execute("read_file", '{"path": "notes/todo.txt"}') == "one\ntwo\none\n"
+
+
+def test_read_missing_file_says_what_to_do(ex):
+    out = ex.execute("read_file", {"path": "memory/nope.md"})
+    assert out.startswith("Error: No such file: 'memory/nope.md'.")
+    assert "list_files" in out
+
+
+def test_read_directory_is_an_error(ex):
+    out = ex.execute("read_file", {"path": "memory"})
+    assert out.startswith("Error: 'memory' is a directory")
+
+
+def test_read_binary_file_is_an_error(ex, fs):
+    fs.pipe_file("blob.bin", b"\xff\xfe\x00")
+    assert "is not UTF-8 text" in ex.execute("read_file", {"path": "blob.bin"})
+
+
+# -- writing and editing ----------
+
+
+def test_write_file_creates_then_overwrites(ex, fs):
+    assert ex.execute("write_file", {"path": "a/b.txt", "content": "hi"}) == (
+        "Created a/b.txt (2 bytes)."
+    )
+    assert ex.execute("write_file", {"path": "a/b.txt", "content": "hey"}) == (
+        "Overwrote a/b.txt (3 bytes)."
+    )
+    assert fs.cat_file("a/b.txt") == b"hey"
+
+
+def test_a_read_written_back_does_not_store_the_reminder(ex, fs):
+    shown = ex.execute("read_file", {"path": "memory/yield-source.md"})
+    ex.execute("write_file", {"path": "memory/yield-source.md", "content": shown})
+    assert fs.raw.cat_file("memory/yield-source.md").decode() == STALE
+
+
+def test_edit_file_works_on_raw_bytes_of_a_stale_memory(ex, fs):
+    out = ex.execute(
+        "edit_file",
+        {
+            "path": "memory/yield-source.md",
+            "old_string": "not the QA weekly report",
+            "new_string": "never the QA weekly report (rounded to 0.1)",
+        },
+    )
+    assert out == "Edited memory/yield-source.md (line 8)."
+    stored = fs.raw.cat_file("memory/yield-source.md").decode()
+    assert "<system-reminder>" not in stored
+    assert stored == STALE.replace("not the QA", "never the QA").replace(
+        "report.", "report (rounded to 0.1)."
+    )
+
+
+def test_edit_with_the_reminder_in_old_string_is_not_found_and_says_why(ex, fs):
+    old = reminder_text(STALE_DAYS) + "\n---"
+    out = ex.execute(
+        "edit_file", {"path": "memory/yield-source.md", "old_string": old, "new_string": "---"}
+    )
+    assert out.startswith("Error: old_string was not found in memory/yield-source.md.")
+    assert "reminder shown by read_file is not stored" in out
+    assert fs.raw.cat_file("memory/yield-source.md").decode() == STALE
+
+
+def test_edit_not_unique_names_the_lines(ex, fs):
+    out = ex.execute(
+        "edit_file", {"path": "notes/todo.txt", "old_string": "one", "new_string": "1"}
+    )
+    assert out == (
+        "Error: old_string was found 2 times in notes/todo.txt, at lines 1, 3. Include more "
+        "surrounding text so it matches exactly once."
+    )
+    assert fs.cat_file("notes/todo.txt") == b"one\ntwo\none\n"
+
+
+def test_edit_empty_or_identical_strings_are_refused(ex):
+    empty = ex.execute("edit_file", {"path": "notes/todo.txt", "old_string": "", "new_string": "x"})
+    assert "old_string is empty" in empty
+    same = ex.execute(
+        "edit_file", {"path": "notes/todo.txt", "old_string": "two", "new_string": "two"}
+    )
+    assert "nothing would change" in same
+
+
+def test_edit_missing_file(ex):
+    out = ex.execute("edit_file", {"path": "nope.md", "old_string": "a", "new_string": "b"})
+    assert out.startswith("Error: No such file: 'nope.md'.")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    prefix=st.text(max_size=40),
+    needle=st.text(min_size=1, max_size=10),
+    suffix=st.text(max_size=40),
+    new=st.text(max_size=10),
+)
+def test_edit_replaces_exactly_the_unique_match(prefix, needle, suffix, new):
+    text = prefix + needle + suffix
+    if text.count(needle) != 1 or needle == new:
+        return
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    fs.pipe_file("f.txt", text.encode())
+    out = FileToolExecutor(fs).execute(
+        "edit_file", {"path": "f.txt", "old_string": needle, "new_string": new}
+    )
+    assert out.startswith("Edited f.txt")
+    assert fs.cat_file("f.txt").decode() == prefix + new + suffix
+
+
+# -- listing, exists, delete ----------
+
+
+def test_list_files(ex):
+    assert ex.execute("list_files", {}) == "MEMORY.md\nmemory/\nnotes/"
+    assert ex.execute("list_files", {"path": "memory"}) == "memory/yield-source.md"
+    assert ex.execute("list_files", {"recursive": True}).splitlines() == [
+        "MEMORY.md",
+        "memory/yield-source.md",
+        "notes/todo.txt",
+    ]
+    assert (
+        ex.execute("list_files", {"path": "MEMORY.md"}) == "MEMORY.md is a file, not a directory."
+    )
+    assert ex.execute("list_files", {"path": "gone"}).startswith("Error: No such directory")
+
+
+def test_list_empty_workspace(clock):
+    ex = FileToolExecutor(MemFS(InMemoryFileStore(), clock=clock))
+    assert ex.execute("list_files", None) == "The workspace root is empty."
+
+
+def test_exists(ex):
+    assert ex.execute("exists", {"path": "MEMORY.md"}) == "true: MEMORY.md exists (file)."
+    assert ex.execute("exists", {"path": "memory"}) == "true: memory exists (directory)."
+    assert ex.execute("exists", {"path": "memory/x.md"}) == "false: memory/x.md does not exist."
+
+
+def test_delete_file(ex, fs):
+    assert ex.execute("delete_file", {"path": "notes/todo.txt"}) == "Deleted notes/todo.txt."
+    assert not fs.exists("notes/todo.txt")
+    assert ex.execute("delete_file", {"path": "notes/todo.txt"}).startswith("Error: No such file")
+    assert ex.execute("delete_file", {"path": "memory"}).startswith("Error: 'memory' is a dir")
+
+
+# -- read-only mount (workflow turns) ----------
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("write_file", {"path": "MEMORY.md", "content": "x"}),
+        ("edit_file", {"path": "MEMORY.md", "old_string": "MES", "new_string": "QA"}),
+        ("delete_file", {"path": "MEMORY.md"}),
+        ("write_file", {"path": "memory/new.md", "content": "x"}),
+    ],
+)
+def test_read_only_mount_refuses_writes_as_a_tool_result(fs, name, args):
+    before = fs.raw.cat_file("MEMORY.md")
+    ex = FileToolExecutor(fs.read_only())
+    out = ex.execute(name, args)
+    assert out.startswith(f"Error: Cannot {name.removesuffix('_file')} '{args['path']}'")
+    assert "mounted read-only" in out
+    assert fs.raw.cat_file("MEMORY.md") == before
+    assert not fs.exists("memory/new.md")
+
+
+def test_read_only_mount_error_is_the_filesystems(fs):
+    with pytest.raises(PermissionError) as info:
+        fs.read_only().pipe_file("MEMORY.md", b"x")
+    assert info.value.errno == errno.EROFS
+    out = FileToolExecutor(fs.read_only()).execute(
+        "write_file", {"path": "MEMORY.md", "content": ""}
+    )
+    assert "mounted read-only" in str(info.value.strerror)
+    assert out.removeprefix("Error: ").split(":")[0] == "Cannot write 'MEMORY.md'"
+
+
+def test_read_only_mount_still_reads(fs):
+    ex = FileToolExecutor(fs.read_only())
+    assert ex.read_only
+    assert ex.execute("read_file", {"path": "memory/yield-source.md"}).startswith(
+        "<system-reminder>"
+    )
+    assert ex.execute("exists", {"path": "MEMORY.md"}).startswith("true")
+
+
+# -- bad calls never raise ----------
+
+
+def test_invalid_json_arguments(ex):
+    out = ex.execute("read_file", '{"path": "MEMORY.md"')
+    assert out.startswith("Error: The arguments for read_file are not valid JSON")
+
+
+def test_non_object_arguments(ex):
+    assert "must be a JSON object" in ex.execute("read_file", '["MEMORY.md"]')
+
+
+def test_missing_argument_names_it_and_the_expected_ones(ex):
+    out = ex.execute("write_file", {"path": "x.md"})
+    assert out == (
+        "Error: Invalid arguments for write_file: missing required argument 'content'. "
+        "Expected arguments: path, content."
+    )
+
+
+def test_wrong_type_argument(ex):
+    out = ex.execute("read_file", {"path": 3})
+    assert out.startswith("Error: Invalid arguments for read_file: 'path':")
+
+
+def test_unknown_tool(ex):
+    out = ex.execute("save_skill", {"name": "x"})
+    assert out == (
+        "Error: unknown tool 'save_skill'. The file tools available here are: read_file, "
+        "write_file, edit_file, list_files, exists, delete_file."
+    )
+
+
+def test_path_escape_is_refused(ex):
+    out = ex.execute("read_file", {"path": "../../etc/passwd"})
+    assert out.startswith("Error: Refused path '../../etc/passwd'")
+    out = ex.execute("write_file", {"path": "a\\b", "content": "x"})
+    assert "backslashes" in out
+
+
+def test_common_argument_aliases_are_accepted(ex, fs):
+    out = ex.execute("write_file", {"file_path": "memory/role.md", "text": "hello"})
+    assert out.startswith("Created memory/role.md")
+    assert fs.exists("memory/role.md")
+
+
+def test_subset_of_tools(fs):
+    ex = FileToolExecutor(fs, tools=["read_file", "list_files"])
+    assert ex.names == ("read_file", "list_files")
+    assert [s["function"]["name"] for s in ex.schemas()] == ["read_file", "list_files"]
+    assert ex.execute("write_file", {"path": "a", "content": "b"}).startswith(
+        "Error: unknown tool 'write_file'"
+    )
+    assert set(FILE_TOOL_NAMES) >= set(ex.names)
+
+
+# -- the index note ----------
+
+
+def test_index_note_follows_writes_to_memory_md_only(fs, monkeypatch):
+    seen = []
+    manifest = object()
+    ex = FileToolExecutor(fs, manifest)  # type: ignore[arg-type]
+
+    def index_budget_note(fs_arg, manifest):
+        seen.append((fs_arg, manifest))
+        return "Note: MEMORY.md is 12 tokens."
+
+    fake = types.ModuleType("memfs.context")
+    fake.index_budget_note = index_budget_note  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "memfs.context", fake)
+    out = ex.execute("write_file", {"path": "MEMORY.md", "content": "- [A](memory/a.md) — a\n"})
+    assert out.endswith("\nNote: MEMORY.md is 12 tokens.")
+    out = ex.execute("edit_file", {"path": "/MEMORY.md", "old_string": "— a", "new_string": "— b"})
+    assert out == "Edited MEMORY.md (line 1).\nNote: MEMORY.md is 12 tokens."
+    assert ex.execute("write_file", {"path": "notes/x.md", "content": "x"}) == (
+        "Created notes/x.md (1 bytes)."
+    )
+    assert len(seen) == 2 and seen[0] == (fs, manifest)
+
+
+def test_index_note_absent_or_empty_adds_nothing(fs, monkeypatch):
+    ex = FileToolExecutor(fs, object())  # type: ignore[arg-type]
+    fake = types.ModuleType("memfs.context")
+    fake.index_budget_note = lambda fs, manifest: None  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "memfs.context", fake)
+    assert ex.execute("write_file", {"path": "MEMORY.md", "content": "x"}) == (
+        "Overwrote MEMORY.md (1 bytes)."
+    )
+    monkeypatch.setitem(sys.modules, "memfs.context", types.ModuleType("memfs.context"))
+    assert ex.execute("write_file", {"path": "MEMORY.md", "content": "y"}) == (
+        "Overwrote MEMORY.md (1 bytes)."
+    )
+
+
+# -- every backend ----------
+
+
+def test_round_trip_on_every_backend(memfs):
+    ex = FileToolExecutor(memfs)
+    assert ex.execute("write_file", {"path": "memory/a.md", "content": STALE}).startswith("Created")
+    assert ex.execute("read_file", {"path": "memory/a.md"}).startswith("<system-reminder>")
+    assert ex.execute(
+        "edit_file", {"path": "memory/a.md", "old_string": "MES `", "new_string": "MES table `"}
+    ).startswith("Edited")
+    assert ex.execute("list_files", {"path": "memory"}) == "memory/a.md"
+    assert ex.execute("delete_file", {"path": "memory/a.md"}) == "Deleted memory/a.md."
+
+
+def test_no_manifest_no_index_note(ex, monkeypatch):
+    fake = types.ModuleType("memfs.context")
+    fake.index_budget_note = lambda fs, manifest: "never"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "memfs.context", fake)
+    assert ex.execute("write_file", {"path": "MEMORY.md", "content": "x"}) == (
+        "Overwrote MEMORY.md (1 bytes)."
+    )
