@@ -13,7 +13,15 @@ from typing import Any
 
 import yaml
 
-_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe loader that leaves timestamps as text, so a bad date is a bad date, not bad YAML."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 
 _OPEN = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
@@ -37,7 +45,7 @@ def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
     Cached on the text: the same memory files are read on every turn of an item.
     """
     try:
-        data = yaml.load(yaml_text, Loader=_SafeLoader)
+        data = yaml.load(yaml_text, Loader=_Loader)
     except yaml.YAMLError:
         return None
     except (ValueError, TypeError, RecursionError):
@@ -110,12 +118,15 @@ def with_recorded(text: str, today: dt.date) -> str:
 
 def _set_recorded_line(head: str, today: dt.date) -> str | None:
     newline = "\r\n" if "\r\n" in head else "\n"
-    lines = head.splitlines(keepends=True)
+    # Split on "\n" only: str.splitlines also breaks on NEL, U+2028 and friends inside values.
+    lines = head.split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     stamp = today.isoformat()
     for i, line in enumerate(lines):
         if not _METADATA_LINE.match(line.rstrip("\r\n")):
             continue
         child_indent: str | None = None
+        last_child = i
         for j in range(i + 1, len(lines)):
             body = lines[j].rstrip("\r\n")
             if body.strip() == "" or body.lstrip().startswith("#"):
@@ -123,18 +134,22 @@ def _set_recorded_line(head: str, today: dt.date) -> str | None:
             m = _CHILD_INDENT.match(body)
             if not m:
                 break  # back at column 0: the metadata block ended
+            last_child = j
             if child_indent is None:
                 child_indent = m.group(1)
             if m.group(1) == child_indent and body[len(child_indent) :].startswith("recorded:"):
                 lines[j] = f"{child_indent}recorded: {stamp}{newline}"
                 return "".join(lines)
-        if not lines[i].endswith("\n"):
-            lines[i] += newline
-        lines.insert(i + 1, f"{child_indent or '  '}recorded: {stamp}{newline}")
+        # Not there yet: add it as the last child, where a person would have written it.
+        if not lines[last_child].endswith("\n"):
+            lines[last_child] += newline
+        lines.insert(last_child + 1, f"{child_indent or '  '}recorded: {stamp}{newline}")
         return "".join(lines)
     if any(line.startswith("metadata:") for line in lines):
         return None  # flow style (`metadata: {type: user}`): leave it alone
-    tail = "" if not head or head.endswith("\n") else newline
+    if head.strip() in ("", "{}"):
+        return f"metadata:{newline}  recorded: {stamp}{newline}"
+    tail = "" if head.endswith("\n") else newline
     return f"{head}{tail}metadata:{newline}  recorded: {stamp}{newline}"
 
 
