@@ -1,0 +1,114 @@
+"""The app manifest: which files an app's agent gets in context, and whether it has memory.
+
+Seed §2.2 decision 3 and Phase 1: memory is on by default, switched off per app in its
+``app.json``; when on, ``MEMORY.md`` joins the app's ``context_files``. The flag lives here, never
+in a hard-coded app name. Phase 2: the workspace function gates the memory prompt, and an app
+without a workspace gets no memory at all (there is nowhere to keep it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from memfs.filesystem import INDEX_FILE
+from memfs.paths import UnsafePathError, normalize
+
+DEFAULT_INDEX_MAX_LINES = 200
+"""Claude Code loads the first 200 lines of ``MEMORY.md``; the opt-in budget warns past that."""
+
+DEFAULT_INDEX_MAX_CHARS = 25_000
+"""…or the first 25 KB; as characters here, the unit that matters for context cost (§4.1)."""
+
+
+class AppFunction(BaseModel):
+    """What the app does with an item. ``workspace`` gates memory and the memory prompt."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    workspace: bool = True
+
+
+class IndexBudget(BaseModel):
+    """Opt-in warning (not a cap: decision 7) when ``MEMORY.md`` grows past these sizes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_lines: int = Field(default=DEFAULT_INDEX_MAX_LINES, gt=0)
+    max_chars: int = Field(default=DEFAULT_INDEX_MAX_CHARS, gt=0)
+
+
+class AgentManifest(BaseModel):
+    """The agent part of an app manifest, as the context builder and prompt builder read it."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    context_files: list[str] | None = None
+    memory: bool = True
+    function: AppFunction = AppFunction(workspace=True)
+    index_budget: IndexBudget | None = None
+
+    @field_validator("context_files")
+    @classmethod
+    def _normalise_paths(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        out: list[str] = []
+        for path in value:
+            # A context file is a workspace path; the same rule as every file tool.
+            try:
+                rel = normalize(path, allow_absolute=True)
+            except UnsafePathError as e:
+                raise ValueError(f"context_files entry: {e.strerror}") from None
+            if not rel:
+                raise ValueError(
+                    f"context_files entry {path!r} names the workspace root; name a file such "
+                    "as 'MEMORY.md' or 'notes/brief.md'."
+                )
+            if rel not in out:
+                out.append(rel)
+        return out
+
+    @property
+    def has_workspace(self) -> bool:
+        return self.function.workspace
+
+    @property
+    def memory_enabled(self) -> bool:
+        """Memory is on only when the flag is on *and* the app has a workspace to keep it in."""
+        return self.memory and self.function.workspace
+
+    def effective_context_files(self) -> list[str]:
+        """The files injected into each turn: the declared ones, plus ``MEMORY.md`` with memory."""
+        files = list(self.context_files or [])
+        if self.memory_enabled and INDEX_FILE not in files:
+            files.append(INDEX_FILE)
+        return files
+
+    @classmethod
+    def from_app_json(cls, app: dict[str, Any]) -> AgentManifest:
+        """Read an ``app.json``-style dict.
+
+        The agent settings may sit under ``"agent"`` (``{"agent": {"context_files": [...],
+        "memory": false}, "function": {"workspace": true}}``) or at the top level; the other
+        keys an ``app.json`` carries (name, tools, collections …) are ignored.
+        """
+        if not isinstance(app, dict):
+            raise ValueError(
+                f"app.json must be a JSON object, got {type(app).__name__}; expected e.g. "
+                '{"agent": {"context_files": ["MEMORY.md"], "memory": true}}.'
+            )
+        agent = app.get("agent", {})
+        if agent is None:
+            agent = {}
+        if not isinstance(agent, dict):
+            raise ValueError(
+                f'app.json "agent" must be an object, got {type(agent).__name__}; expected e.g. '
+                '{"context_files": ["MEMORY.md"], "memory": true}.'
+            )
+        fields = {k: app[k] for k in cls.model_fields if k in app}
+        fields.update({k: agent[k] for k in cls.model_fields if k in agent})
+        if fields.get("function") is None:
+            fields.pop("function", None)
+        return cls.model_validate(fields)

@@ -1,0 +1,197 @@
+"""Turn builders: the seed's Phase 1 DoD, replay safety, and the workflow turn's read-only mount."""
+
+from __future__ import annotations
+
+import copy
+import errno
+
+import pytest
+from memfs import InMemoryFileStore, MemFS
+from memfs.context import build_context_block
+from memfs.manifest import AgentManifest, AppFunction
+from memfs.prompt import READ_ONLY_RULE, memory_prompt
+from memfs.tokens import estimate_tokens
+from memfs.turns import ChatTurn, build_chat_turn, build_workflow_turn, workflow_fs
+
+INDEX = b"- [Yield source = MES daily_yield](memory/yield-source.md) - not the QA weekly report\n"
+HISTORY = [
+    {"role": "user", "content": "Track yield for line 3."},
+    {"role": "assistant", "content": "Noted."},
+]
+APP_PROMPT = "You are the topic-hub assistant."
+
+
+def chat(fs, manifest=None, history=HISTORY, message="Which source for yield?", **kw) -> ChatTurn:
+    return build_chat_turn(
+        history=history,
+        user_message=message,
+        manifest=manifest or AgentManifest(),
+        fs=fs,
+        system_prompt=APP_PROMPT,
+        **kw,
+    )
+
+
+# -- the seed's Phase 1 DoD, one named test each ---------------------------------------------------
+
+
+def test_flag_on_and_no_memory_file_injects_empty_block(memfs):
+    turn = chat(memfs)
+    assert turn.context_block == ""
+    assert estimate_tokens(turn.context_block) == 0
+    assert turn.messages[-1] == {"role": "user", "content": "Which source for yield?"}
+    assert not memfs.exists("MEMORY.md")  # nothing seeded
+
+
+def test_memory_file_present_is_in_turn_not_in_persisted_history(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = chat(memfs)
+    sent = turn.messages[-1]["content"]
+    assert INDEX.decode() in sent
+    assert sent == turn.context_block + "Which source for yield?"
+    assert turn.persist == [*HISTORY, {"role": "user", "content": "Which source for yield?"}]
+    assert all(INDEX.decode() not in str(m["content"]) for m in turn.persist)
+
+
+def test_flag_off_does_not_inject_even_with_files(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = chat(memfs, AgentManifest(memory=False))
+    assert turn.context_block == ""
+    assert INDEX.decode() not in turn.messages[-1]["content"]
+    assert turn.system_prompt == APP_PROMPT  # no memory prompt either
+
+
+def test_workflow_turn_sees_memory_md(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = build_workflow_turn(
+        history=[],
+        user_message="Run the weekly yield summary.",
+        manifest=AgentManifest(),
+        fs=memfs,
+        system_prompt=APP_PROMPT,
+    )
+    assert turn.mode == "workflow"
+    assert INDEX.decode() in turn.messages[-1]["content"]
+    assert turn.context_block == build_context_block(memfs, AgentManifest())
+    assert "Run the weekly yield summary." not in str(turn.persist[:-1])
+
+
+# -- shape, replay safety ------------------------------------------------------------------------
+
+
+def test_messages_are_system_then_history_then_user(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = chat(memfs)
+    assert turn.messages[0] == {"role": "system", "content": turn.system_prompt}
+    assert turn.messages[1:-1] == HISTORY
+    assert turn.messages[-1]["role"] == "user"
+    assert turn.system_prompt == APP_PROMPT + "\n\n" + memory_prompt(AgentManifest()).rstrip("\n")
+
+
+def test_building_the_same_turn_twice_gives_the_same_messages(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    assert chat(memfs) == chat(memfs)
+
+
+def test_replaying_persisted_history_never_stacks_blocks(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    history: list[dict] = []
+    for i in range(3):
+        turn = chat(memfs, history=history, message=f"question {i}")
+        history = [*turn.persist, {"role": "assistant", "content": f"answer {i}"}]
+        assert turn.messages[-1]["content"].count(INDEX.decode()) == 1
+        assert sum(INDEX.decode() in str(m["content"]) for m in turn.messages) == 1
+    assert [m["content"] for m in history if m["role"] == "user"] == [
+        "question 0",
+        "question 1",
+        "question 2",
+    ]
+
+
+def test_caller_history_is_not_mutated_or_aliased(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    history = copy.deepcopy(HISTORY)
+    turn = chat(memfs, history=history)
+    turn.messages[1]["content"] = "changed"
+    turn.persist[0]["content"] = "changed too"
+    assert history == HISTORY
+
+
+def test_the_turn_reads_memory_as_it_is_now(memfs):
+    turn1 = chat(memfs)
+    memfs.pipe_file("MEMORY.md", INDEX)  # the agent wrote memory during turn 1
+    turn2 = chat(memfs, history=[*turn1.persist, {"role": "assistant", "content": "Saved."}])
+    assert turn1.context_block == "" and INDEX.decode() in turn2.context_block
+
+
+def test_no_system_message_when_there_is_no_prompt_at_all():
+    turn = build_chat_turn(
+        history=[],
+        user_message="hi",
+        manifest=AgentManifest(memory=False),
+        fs=MemFS(InMemoryFileStore()),
+    )
+    assert turn.messages == [{"role": "user", "content": "hi"}]
+    assert turn.system_prompt == ""
+
+
+def test_memory_prompt_variant_passes_through(memfs):
+    full = chat(memfs)
+    base = chat(memfs, prompt_variant="appendix-a-only")
+    assert "save_skill" in full.system_prompt and "save_skill" not in base.system_prompt
+
+
+def test_app_without_workspace_gets_neither_block_nor_prompt(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = chat(memfs, AgentManifest(function=AppFunction(workspace=False)))
+    assert turn.context_block == "" and turn.system_prompt == APP_PROMPT
+
+
+def test_declared_context_files_ride_along_with_memory(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    memfs.pipe_file("collections.json", b'{"collections": ["spc"]}')
+    turn = chat(memfs, AgentManifest(context_files=["collections.json"]))
+    block = turn.context_block
+    assert block.index('path="collections.json"') < block.index('path="MEMORY.md"')
+
+
+# -- workflow turns read through a read-only mount -------------------------------------------------
+
+
+def test_workflow_turn_tells_the_model_memory_is_read_only(memfs):
+    turn = build_workflow_turn(history=[], user_message="go", manifest=AgentManifest(), fs=memfs)
+    assert READ_ONLY_RULE in turn.system_prompt
+    assert READ_ONLY_RULE not in chat(memfs).system_prompt
+
+
+def test_workflow_fs_is_a_read_only_mount_of_the_same_workspace(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    ro = workflow_fs(memfs)
+    assert ro is not None and ro.is_read_only and ro.store is memfs.store
+    assert ro.cat_file("MEMORY.md") == INDEX
+    with pytest.raises(PermissionError) as exc:
+        ro.pipe_file("memory/new.md", b"---\nname: new\n---\nx\n")
+    assert exc.value.errno == errno.EROFS
+    assert not memfs.exists("memory/new.md")
+    assert workflow_fs(None) is None
+
+
+def test_workflow_turn_with_memory_off_injects_nothing(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = build_workflow_turn(
+        history=[], user_message="go", manifest=AgentManifest(memory=False), fs=memfs
+    )
+    assert turn.context_block == "" and turn.system_prompt == ""
+
+
+@pytest.mark.parametrize("builder", [build_chat_turn, build_workflow_turn])
+def test_turn_without_a_workspace_has_no_block_and_no_memory_prompt(builder):
+    turn = builder(
+        history=[], user_message="hi", manifest=AgentManifest(), fs=None, system_prompt="P"
+    )
+    assert turn.context_block == ""
+    assert turn.system_prompt == "P"
+    assert turn.messages == [
+        {"role": "system", "content": "P"},
+        {"role": "user", "content": "hi"},
+    ]
