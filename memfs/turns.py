@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from memfs.budget import TruncationReport, reduce_history
 from memfs.context import build_context_block
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
@@ -40,6 +41,8 @@ class ChatTurn(BaseModel):
     system_prompt: str
     """The app prompt followed by the memory section; the system message's content."""
     mode: TurnMode = "chat"
+    reduction: TruncationReport | None = None
+    """What the history reducer dropped, when the turn was built with a token budget."""
 
 
 def compose_system_prompt(
@@ -67,8 +70,13 @@ def assemble_turn(
     context_block: str,
     system_prompt: str,
     mode: TurnMode = "chat",
+    budget_tokens: int | None = None,
 ) -> ChatTurn:
-    """Put a turn together from its parts; every builder ends here."""
+    """Put a turn together from its parts; every builder ends here.
+
+    With ``budget_tokens`` the messages go through :func:`~memfs.budget.reduce_history`: the
+    conversation is cut, never the block nor the newest message. ``persist`` stays whole.
+    """
     past = copy.deepcopy(list(history))
     messages: list[Message] = []
     if system_prompt:
@@ -76,12 +84,17 @@ def assemble_turn(
     messages.extend(copy.deepcopy(past))
     messages.append({"role": "user", "content": context_block + user_message})
     persist = [*past, {"role": "user", "content": user_message}]
+    reduction = None
+    if budget_tokens is not None:
+        reduced = reduce_history(messages, budget_tokens, protected_prefix=context_block)
+        messages, reduction = reduced.messages, reduced.report
     return ChatTurn(
         messages=messages,
         persist=persist,
         context_block=context_block,
         system_prompt=system_prompt,
         mode=mode,
+        reduction=reduction,
     )
 
 
@@ -93,11 +106,13 @@ def build_chat_turn(
     fs: MemFS | None,
     system_prompt: str = "",
     prompt_variant: PromptVariant = "full",
+    budget_tokens: int | None = None,
 ) -> ChatTurn:
     """An app chat turn: memory is read (injected) here, and written by the agent's file tools.
 
     ``history`` is the persisted conversation without a system message. ``fs`` is the item's
-    workspace; its writable mount is what the chat turn's file tools get.
+    workspace; its writable mount is what the chat turn's file tools get. ``budget_tokens``
+    (optional) fits the messages to a token budget; see :func:`assemble_turn`.
     """
     return assemble_turn(
         history=history,
@@ -107,6 +122,7 @@ def build_chat_turn(
             system_prompt, manifest, variant=prompt_variant, has_workspace=fs is not None
         ),
         mode="chat",
+        budget_tokens=budget_tokens,
     )
 
 
@@ -118,6 +134,7 @@ def build_workflow_turn(
     fs: MemFS | None,
     system_prompt: str = "",
     prompt_variant: PromptVariant = "full",
+    budget_tokens: int | None = None,
 ) -> ChatTurn:
     """A workflow turn: the same block as chat, read through a read-only mount (decision 6).
 
@@ -136,6 +153,7 @@ def build_workflow_turn(
             has_workspace=fs is not None,
         ),
         mode="workflow",
+        budget_tokens=budget_tokens,
     )
 
 

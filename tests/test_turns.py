@@ -195,3 +195,19 @@ def test_turn_without_a_workspace_has_no_block_and_no_memory_prompt(builder):
         {"role": "system", "content": "P"},
         {"role": "user", "content": "hi"},
     ]
+
+
+def test_turn_under_a_token_budget_cuts_history_not_memory(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    long_history = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "z" * 400}
+        for i in range(10)
+    ]
+    whole = chat(memfs, history=long_history)
+    assert whole.reduction is None
+    cut = chat(memfs, history=long_history, budget_tokens=800)
+    assert cut.reduction is not None and cut.reduction.truncated
+    assert cut.messages[0] == whole.messages[0]
+    assert cut.messages[-1] == whole.messages[-1]  # block + newest message intact
+    assert len(cut.messages) < len(whole.messages)
+    assert cut.persist == whole.persist  # the stored conversation is not cut
