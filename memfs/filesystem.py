@@ -21,21 +21,27 @@ import datetime as dt
 import errno
 import io
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import fsspec
 from fsspec.spec import AbstractFileSystem
 
-from memfs import staleness
+from memfs import concurrency, staleness
+from memfs.credentials import check_credentials
 from memfs.frontmatter_block import with_recorded
 from memfs.paths import UnsafePathError, normalize, parent
-from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
+from memfs.stores import FileStore, FsspecFileStore, LocalFileStore, supports_preconditions
 
 Clock = Callable[[], dt.date]
 
 INDEX_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
+
+
+_FALLBACK_LOCK = threading.RLock()
+"""Conditional writes on a store whose ``write`` takes no precondition: atomic per process."""
 
 
 def utc_today() -> dt.date:
@@ -75,6 +81,7 @@ class MemFS(AbstractFileSystem):
         decorate: bool = True,
         clock: Clock | None = None,
         memory_dir: str = MEMORY_DIR,
+        credential_guard: bool = True,
         **storage_options: Any,
     ) -> None:
         super().__init__(**storage_options)
@@ -94,6 +101,7 @@ class MemFS(AbstractFileSystem):
         self.decorates = decorate
         self.clock: Clock = clock or utc_today
         self.memory_dir = normalize(memory_dir)
+        self.credential_guard = credential_guard
 
     def __repr__(self) -> str:
         flags = [
@@ -109,6 +117,7 @@ class MemFS(AbstractFileSystem):
             "decorate": self.decorates,
             "clock": self.clock,
             "memory_dir": self.memory_dir,
+            "credential_guard": self.credential_guard,
         }
         opts.update(changes)
         return type(self)(self.store, **opts)
@@ -165,8 +174,16 @@ class MemFS(AbstractFileSystem):
     # -- the one write path ------------------------------------------------------------------------
 
     def prepare_write(self, rel: str, data: bytes) -> bytes:
-        """What will be stored for ``data`` written to ``rel``: reminders stripped, date stamped."""
-        if rel.startswith(self.memory_dir + "/") and rel.endswith(".md"):
+        """What will be stored for ``data`` written to ``rel``: reminders stripped, date stamped.
+
+        Memory files and the index are refused with
+        :class:`~memfs.credentials.CredentialRefusedError` when they look like they hold a
+        credential (they are replayed into every later turn), unless ``credential_guard=False``.
+        """
+        is_memory = rel.startswith(self.memory_dir + "/") and rel.endswith(".md")
+        if self.credential_guard and (is_memory or rel == INDEX_FILE):
+            check_credentials(rel, data)
+        if is_memory:
             data = staleness.strip_reminders(data)
             try:
                 text = data.decode("utf-8")
@@ -177,21 +194,47 @@ class MemFS(AbstractFileSystem):
                 data = stamped.encode("utf-8")
         return data
 
-    def _write(self, path: str, data: bytes, *, create: bool = False) -> None:
+    def _write(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        create: bool = False,
+        expected_sha256: str | None = None,
+    ) -> None:
+        """Store ``data`` at ``path``; ``create`` / ``expected_sha256`` make it conditional.
+
+        ``expected_sha256`` is the sha256 of the stored bytes the caller read (``fs.raw``); if
+        they changed since, :class:`~memfs.concurrency.PreconditionFailedError` is raised and
+        nothing is written. ``create`` refuses an existing path with
+        :class:`~memfs.concurrency.PathConflictError`. Both are FileExistsError.
+        """
         self._check_writable(path, "write")
         rel = self._rel(path)
         if not rel:
             raise IsADirectoryError(
                 errno.EISDIR, "The workspace root is a directory; name a file.", "/"
             )
-        if create and self.store.exists(rel):
-            raise FileExistsError(
-                errno.EEXIST,
-                f"{rel!r} already exists and this write asked to create it; read it and edit it, "
-                "or write with overwrite semantics.",
-                rel,
+        prepared = self.prepare_write(rel, bytes(data))
+        if not create and expected_sha256 is None:
+            self.store.write(rel, prepared)
+        elif supports_preconditions(self.store):
+            store: Any = self.store
+            store.write(rel, prepared, expected_sha256=expected_sha256, create=create)
+        else:
+            # A platform store without preconditions: compare and write under a process lock.
+            expected = (
+                None if expected_sha256 is None else concurrency.check_sha256(expected_sha256)
             )
-        self.store.write(rel, self.prepare_write(rel, bytes(data)))
+            with _FALLBACK_LOCK:
+                try:
+                    current: bytes | None = self.store.read(rel)
+                except FileNotFoundError:
+                    current = None
+                if not concurrency.check_precondition(
+                    rel, current, prepared, expected_sha256=expected, create=create
+                ):
+                    self.store.write(rel, prepared)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -294,8 +337,17 @@ class MemFS(AbstractFileSystem):
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def pipe_file(self, path: str, value: bytes, mode: str = "overwrite", **kwargs: Any) -> None:
-        self._write(path, value, create=mode == "create")
+    def pipe_file(
+        self,
+        path: str,
+        value: bytes,
+        mode: str = "overwrite",
+        *,
+        expected_sha256: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Write ``value``; ``mode="create"`` and ``expected_sha256`` make it conditional."""
+        self._write(path, value, create=mode == "create", expected_sha256=expected_sha256)
 
     def put_file(
         self, lpath: Any, rpath: str, callback: Any = None, mode: str = "overwrite", **kwargs: Any
@@ -419,7 +471,7 @@ class MemFS(AbstractFileSystem):
             raise FileExistsError(errno.EEXIST, f"{rel!r} already exists (opened with 'x').", rel)
         if "a" in mode and self.store.exists(rel):
             initial = self.store.read(rel)
-        return _WriteFile(self, rel, initial, autocommit)
+        return _WriteFile(self, rel, initial, autocommit, create="x" in mode)
 
 
 class _ReadFile(io.BytesIO):
@@ -436,10 +488,13 @@ class _ReadFile(io.BytesIO):
 class _WriteFile(io.BytesIO):
     """Buffers a write and stores it in one atomic store write on close or on commit."""
 
-    def __init__(self, fs: MemFS, path: str, initial: bytes, autocommit: bool) -> None:
+    def __init__(
+        self, fs: MemFS, path: str, initial: bytes, autocommit: bool, *, create: bool = False
+    ) -> None:
         super().__init__()
         self.write(initial)
         self.fs, self.path, self.autocommit = fs, path, autocommit
+        self.create = create  # 'xb': the file must still be absent when the bytes are stored
         self._pending: bytes | None = None
 
     def close(self) -> None:
@@ -448,13 +503,13 @@ class _WriteFile(io.BytesIO):
         data = self.getvalue()
         super().close()
         if self.autocommit:
-            self.fs._write(self.path, data)
+            self.fs._write(self.path, data, create=self.create)
         else:
             self._pending = data
 
     def commit(self) -> None:
         if self._pending is not None:
-            self.fs._write(self.path, self._pending)
+            self.fs._write(self.path, self._pending, create=self.create)
             self._pending = None
 
     def discard(self) -> None:
