@@ -1,0 +1,94 @@
+"""The entry-point matrix: only app chat writes memory, workflows read it, the rest get none."""
+
+from __future__ import annotations
+
+import errno
+import inspect
+
+import pytest
+from memfs.entrypoints import (
+    ENTRY_POINTS,
+    MemoryAccess,
+    app_chat_turn,
+    card_job_turn,
+    kb_chat_turn,
+    sub_agent_turn,
+    tools_fs,
+    wiki_job_turn,
+    workflow_turn,
+)
+from memfs.manifest import AgentManifest
+
+INDEX = b"- [User is a process engineer](memory/user-role.md) - skip SPC basics\n"
+NO_WORKSPACE = {
+    "kb_chat": lambda: kb_chat_turn(history=[], user_message="What is Cpk?", system_prompt="KB"),
+    "sub_agent": lambda: sub_agent_turn(task="Find the SPC wiki page.", system_prompt="Sub"),
+    "card_job": lambda: card_job_turn(instructions="Draft a card for Cpk.", system_prompt="Card"),
+    "wiki_job": lambda: wiki_job_turn(instructions="Update the SPC page.", system_prompt="Wiki"),
+}
+
+
+def test_matrix_matches_the_seed():
+    table = {name: (e.has_workspace, e.memory) for name, e in ENTRY_POINTS.items()}
+    assert table == {
+        "app_chat": (True, MemoryAccess.READ_WRITE),
+        "workflow_turn": (True, MemoryAccess.READ),
+        "kb_chat": (False, MemoryAccess.NONE),
+        "sub_agent": (False, MemoryAccess.NONE),
+        "card_job": (False, MemoryAccess.NONE),
+        "wiki_job": (False, MemoryAccess.NONE),
+    }
+
+
+@pytest.mark.parametrize("name", list(NO_WORKSPACE))
+def test_entry_points_without_a_workspace_cannot_be_handed_memory(name):
+    params = inspect.signature(ENTRY_POINTS[name].builder).parameters
+    assert not {"fs", "manifest", "workspace", "store"} & set(params)
+    with pytest.raises(TypeError):
+        ENTRY_POINTS[name].builder(
+            history=[], user_message="x", task="x", instructions="x", fs=object()
+        )
+
+
+@pytest.mark.parametrize("name", list(NO_WORKSPACE))
+def test_entry_points_without_a_workspace_receive_no_memory(name, memfs):
+    memfs.pipe_file(
+        "MEMORY.md", INDEX
+    )  # an item with memory exists; these entry points don't see it
+    turn = NO_WORKSPACE[name]()
+    assert turn.context_block == ""
+    assert INDEX.decode() not in str(turn.messages)
+    assert "# Memory" not in turn.system_prompt
+    assert "persistent file-based memory" not in turn.system_prompt
+    assert turn.messages[0]["role"] == "system" and turn.messages[-1]["role"] == "user"
+    assert tools_fs(name, memfs) is None
+
+
+def test_app_chat_reads_and_writes(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = app_chat_turn(history=[], user_message="hi", manifest=AgentManifest(), fs=memfs)
+    assert INDEX.decode() in turn.messages[-1]["content"]
+    assert "# Memory" in turn.system_prompt
+    tools = tools_fs("app_chat", memfs)
+    assert tools is not None
+    assert tools is memfs
+    tools.pipe_file("memory/new.md", b"---\nname: new\n---\nx\n")
+    assert memfs.exists("memory/new.md")
+
+
+def test_workflow_turn_reads_but_cannot_write(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = workflow_turn(history=[], user_message="run", manifest=AgentManifest(), fs=memfs)
+    assert INDEX.decode() in turn.messages[-1]["content"]
+    tools = tools_fs("workflow_turn", memfs)
+    assert tools is not None and tools.cat_file("MEMORY.md") == INDEX
+    with pytest.raises(PermissionError) as exc:
+        tools.pipe_file("MEMORY.md", b"overwritten")
+    assert exc.value.errno == errno.EROFS
+    assert memfs.cat_file("MEMORY.md") == INDEX
+
+
+def test_tools_fs_without_a_workspace_and_unknown_names(memfs):
+    assert tools_fs("app_chat", None) is None
+    with pytest.raises(ValueError, match="choose one of app_chat, workflow_turn"):
+        tools_fs("cron", memfs)
