@@ -203,3 +203,56 @@ def test_budget_note_works_on_a_read_only_mount():
     with pytest.raises(PermissionError) as exc:
         fs.pipe_file("MEMORY.md", b"x")
     assert exc.value.errno == errno.EROFS
+
+
+# -- `memfs context` ------------------------------------------------------------------------------
+
+
+def _cli(*argv: str) -> int:
+    from memfs.cli import main
+
+    return main(["context", *argv])
+
+
+def test_context_command_on_an_empty_workspace_says_zero_tokens(tmp_path, capsys):
+    assert _cli(str(tmp_path)) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip() == "chat turn: nothing injected — 0 tokens"
+
+
+def test_context_command_prints_the_block_and_its_tokens(tmp_path, capsys):
+    fs = MemFS(path=str(tmp_path))
+    fs.pipe_file("MEMORY.md", INDEX.encode())
+    assert _cli(str(tmp_path), "--workflow") == 0
+    out, err = capsys.readouterr()
+    block = build_context_block(fs, AgentManifest())
+    assert out == block
+    tokens = estimate_tokens(block)
+    assert err.startswith(f"workflow turn: {len(block):,} characters, ~{tokens:,} tokens")
+
+
+def test_context_command_reads_the_app_manifest_and_prints_json(tmp_path, capsys):
+    import json
+
+    ws = tmp_path / "ws"
+    fs = MemFS(path=str(ws))
+    fs.pipe_file("MEMORY.md", INDEX.encode())
+    fs.pipe_file("brief.md", b"Line 3 yield project.")
+    app = tmp_path / "app.json"
+    app.write_text(json.dumps({"agent": {"context_files": ["brief.md"], "memory": False}}))
+    assert _cli(str(ws), "--app", str(app), "--json", "--prompt") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["context_files"] == ["brief.md"]
+    assert "Line 3 yield project." in data["block"] and INDEX not in data["block"]
+    assert data["tokens"] == estimate_tokens(data["block"]) > 0
+    assert data["memory_prompt"] == "" and data["memory_prompt_tokens"] == 0
+
+
+def test_context_command_errors_name_what_to_do(tmp_path, capsys):
+    assert _cli(str(tmp_path / "missing")) == 2
+    assert "No workspace directory at" in capsys.readouterr().err
+    bad = tmp_path / "app.json"
+    bad.write_text("{not json")
+    assert _cli(str(tmp_path), "--app", str(bad)) == 2
+    assert "not valid JSON" in capsys.readouterr().err

@@ -1,0 +1,103 @@
+"""``memfs context WORKSPACE``: the block a turn would inject, and what it costs in tokens."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from memfs.filesystem import MemFS
+from memfs.manifest import AgentManifest
+from memfs.prompt import memory_prompt
+from memfs.stores import FsspecFileStore, LocalFileStore
+from memfs.tokens import DEFAULT_MARGIN_RATIO, estimate_tokens, with_margin
+from memfs.turns import build_chat_turn, build_workflow_turn
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "context",
+        help="print the context block a chat (or workflow) turn would inject, with its tokens",
+        description=(
+            "Print the block prefixed to the newest user message for WORKSPACE, and its "
+            "estimated token cost. An app with no memory yet injects nothing: 0 tokens."
+        ),
+    )
+    p.add_argument("workspace", help="workspace directory or fsspec URL (s3://bucket/items/42)")
+    p.add_argument("--app", metavar="APP_JSON", help="app.json to read the agent manifest from")
+    p.add_argument(
+        "--workflow",
+        action="store_true",
+        help="build a workflow turn (reads through a read-only mount)",
+    )
+    p.add_argument(
+        "--prompt", action="store_true", help="also print the memory section of the system prompt"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object instead")
+    p.set_defaults(func=run)
+
+
+def open_workspace(target: str) -> MemFS:
+    """A MemFS over a local directory or an fsspec URL; the directory must exist."""
+    if "://" in target:
+        return MemFS(FsspecFileStore(target))
+    if not os.path.isdir(target):
+        raise FileNotFoundError(
+            f"No workspace directory at {target!r}; pass an existing directory or an fsspec URL "
+            "such as s3://bucket/items/42."
+        )
+    return MemFS(LocalFileStore(target))
+
+
+def load_manifest(path: str | None) -> AgentManifest:
+    if path is None:
+        return AgentManifest()
+    with open(path, encoding="utf-8") as f:
+        try:
+            data = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not valid JSON ({e}); pass the app's app.json.") from None
+    return AgentManifest.from_app_json(data)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        fs = open_workspace(args.workspace)
+        manifest = load_manifest(args.app)
+    except (OSError, ValueError) as e:
+        print(f"memfs context: {e}", file=sys.stderr)
+        return 2
+    builder = build_workflow_turn if args.workflow else build_chat_turn
+    turn = builder(history=[], user_message="", manifest=manifest, fs=fs)
+    block = turn.context_block
+    tokens = estimate_tokens(block)
+    prompt = memory_prompt(manifest, read_only=args.workflow) if args.prompt else None
+    if args.json:
+        out = {
+            "workspace": args.workspace,
+            "mode": turn.mode,
+            "context_files": manifest.effective_context_files(),
+            "block": block,
+            "chars": len(block),
+            "tokens": tokens,
+            "tokens_with_margin": with_margin(tokens),
+        }
+        if prompt is not None:
+            out["memory_prompt"] = prompt
+            out["memory_prompt_tokens"] = estimate_tokens(prompt)
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    if prompt is not None:
+        print(prompt if prompt else "(no memory prompt: memory is off or the app has no workspace)")
+        print("-" * 72)
+    if block:
+        sys.stdout.write(block)
+        summary = (
+            f"{turn.mode} turn: {len(block):,} characters, ~{tokens:,} tokens "
+            f"({with_margin(tokens):,} with the {DEFAULT_MARGIN_RATIO:.0%} margin)"
+        )
+    else:
+        summary = f"{turn.mode} turn: nothing injected — 0 tokens"
+    print(summary, file=sys.stderr)
+    return 0
