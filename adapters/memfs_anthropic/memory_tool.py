@@ -1,0 +1,503 @@
+"""The Anthropic client-side memory tool (``memory_20250818``) over a MemFS item workspace.
+
+Claude API users hand Claude a ``/memories`` directory through six commands (``view``,
+``create``, ``str_replace``, ``insert``, ``delete``, ``rename``). :class:`MemFSMemoryTool`
+implements the SDK's ``BetaAbstractMemoryTool`` on a :class:`~memfs.filesystem.MemFS`, so
+the model gets the same memory as every other surface of the workspace:
+
+=========================  =========================================================
+``/memories``              the workspace's memory area (``memory/`` by default)
+``/memories/<path>``       ``memory/<path>``
+``/memories/MEMORY.md``    the index at the workspace root, ``MEMORY.md``
+=========================  =========================================================
+
+The index lives at the root because that is where the context builder injects it from; a
+stray ``memory/MEMORY.md`` is shadowed (neither listed nor reachable). Links inside the index
+stay workspace-relative (``- [Title](memory/x.md) — hook``) like on every other surface.
+
+Every user-facing string is the SDK reference's (``BetaLocalFilesystemMemoryTool``) unless the
+reference is wrong; the deliberate differences are listed in :data:`DELIBERATE_DIFFERENCES`
+and tested. The rules are MemFS's: reads of ``memory/**.md`` carry the staleness reminder,
+writes get a trusted ``metadata.recorded``, a read-only mount refuses every mutation and paths
+stay confined. This module only maps names and formats text.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from anthropic.lib.tools import (
+    BetaAbstractMemoryTool,
+    BetaAsyncAbstractMemoryTool,
+    BetaFunctionToolResultType,
+    ToolError,
+)
+from anthropic.types.beta import (
+    BetaCacheControlEphemeralParam,
+    BetaMemoryTool20250818CreateCommand,
+    BetaMemoryTool20250818DeleteCommand,
+    BetaMemoryTool20250818InsertCommand,
+    BetaMemoryTool20250818RenameCommand,
+    BetaMemoryTool20250818StrReplaceCommand,
+    BetaMemoryTool20250818ViewCommand,
+)
+from anyio.to_thread import run_sync
+from memfs.concurrency import update_with_retry
+from memfs.filesystem import INDEX_FILE, MemFS
+from memfs.paths import UnsafePathError, join, normalize
+from memfs.staleness import REMINDER_OPEN
+
+MEMORIES_ROOT = "/memories"
+INDEX_NAME = posixpath.basename(INDEX_FILE)
+MAX_LINES = 999_999
+LINE_NUMBER_WIDTH = len(str(MAX_LINES))
+
+DELIBERATE_DIFFERENCES: dict[str, str] = {
+    "memories-prefix": (
+        "'/memoriesX/...' is refused as outside /memories; the reference strips the prefix "
+        "textually and writes to /memories/X/..."
+    ),
+    "directory-size": (
+        "a directory's size in a 'view' listing is the total of the files under it; the "
+        "reference prints the host's st_size of the directory inode (4K on ext4), which says "
+        "nothing about its content and has no equivalent in a FileStore"
+    ),
+    "rename-into-itself": (
+        "renaming a directory into its own subtree is refused with a message; the reference "
+        "lets os.rename raise a bare OSError (EINVAL)"
+    ),
+    "not-utf8": (
+        "a file that is not UTF-8 is an error result naming the path; the reference lets a "
+        "bare UnicodeDecodeError escape"
+    ),
+    "staleness-reminder": (
+        "viewing a stale memory file shows MemFS's <system-reminder> on its own unnumbered "
+        "line after the header, so line numbers still match the stored file that "
+        "str_replace and insert edit; reminder-like tags inside a memory file are shown "
+        "escaped (MemFS's forgery guard)"
+    ),
+    "recorded-stamp": (
+        "creating or editing a memory file with frontmatter stamps metadata.recorded with "
+        "the write date when it has none (MemFS's trusted date), so the stored file, its size "
+        "and its view gain that line"
+    ),
+    "read-only": (
+        "on a read-only mount (fs.read_only(), what workflow turns get) every mutating "
+        "command is an error result carrying MemFS's EROFS message; the reference has no "
+        "read-only mode"
+    ),
+}
+"""Where this tool knowingly differs from the SDK reference, and why."""
+
+
+@dataclass(frozen=True)
+class _Target:
+    """A ``/memories`` path resolved to the workspace."""
+
+    shown: str
+    """The path as the model wrote it: every message quotes it verbatim, like the reference."""
+    rel: str
+    """The workspace path it maps to."""
+    is_root: bool
+
+
+def format_size(n: int) -> str:
+    """Human-readable size exactly as the SDK reference prints it (``0B``, ``512B``, ``1.5K``)."""
+    if n == 0:
+        return "0B"
+    units = ["B", "K", "M", "G"]
+    i = min((n.bit_length() - 1) // 10, len(units) - 1)
+    size = n / (1024**i)
+    return f"{int(size)}{units[i]}" if size == int(size) else f"{size:.1f}{units[i]}"
+
+
+def _message(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.strerror:
+        return str(e.strerror)
+    return str(e)
+
+
+def _split_lines_keeping_cr(content: str) -> list[str]:
+    lines = content.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _numbered(lines: list[str], start: int) -> str:
+    return "\n".join(
+        f"{str(i + start).rjust(LINE_NUMBER_WIDTH)}\t{ln}" for i, ln in enumerate(lines)
+    )
+
+
+class MemFSMemoryTool(BetaAbstractMemoryTool):
+    """``memory_20250818`` backed by a MemFS workspace (pass ``fs.read_only()`` for workflows)."""
+
+    def __init__(
+        self, fs: MemFS, *, cache_control: BetaCacheControlEphemeralParam | None = None
+    ) -> None:
+        super().__init__(cache_control=cache_control)
+        self.fs = fs
+        self.memory_dir = fs.memory_dir
+
+    # -- paths ---------------------------------------------------------------------------------
+
+    def resolve(self, path: str) -> _Target:
+        """Map a ``/memories`` path to the workspace path it names, or raise ToolError."""
+        if not path.startswith(MEMORIES_ROOT):
+            raise ToolError(f"Path must start with /memories, got: {path}")
+        rest = path[len(MEMORIES_ROOT) :]
+        if rest and not rest.startswith("/"):
+            raise ToolError(
+                f"Path {path} is outside /memories: it must be /memories or start with "
+                "/memories/ (e.g. /memories/notes.md)."
+            )
+        # Resolve '.' and '..' over the whole absolute path, as the reference's resolve() does
+        # (without following symlinks: the store refuses those that lead out).
+        parts: list[str] = []
+        for seg in path.split("/"):
+            if seg == "..":
+                if parts:
+                    parts.pop()
+            elif seg not in ("", "."):
+                parts.append(seg)
+        if parts[:1] != [MEMORIES_ROOT.strip("/")]:
+            raise ToolError(f"Path {path} would escape /memories directory")
+        parts = parts[1:]
+        if not parts:
+            return _Target(path, self.memory_dir, True)
+        rel = INDEX_FILE if parts == [INDEX_NAME] else join(self.memory_dir, *parts)
+        try:
+            normalize(rel)  # the workspace's own path rules (NUL, backslash, segment length)
+        except UnsafePathError as e:
+            raise ToolError(f"Path {path} is not a valid memory path: {_message(e)}") from e
+        return _Target(path, rel, False)
+
+    @contextmanager
+    def _errors(self, path: str) -> Iterator[None]:
+        """Turn what MemFS raises into the error result the model reads."""
+        try:
+            yield
+        except ToolError:
+            raise
+        except UnsafePathError as e:
+            # The path itself passed normalize() in resolve(), so the store refused where it
+            # leads: a symlink out of the workspace.
+            raise ToolError(f"Path {path} would escape /memories directory") from e
+        except PermissionError as e:
+            raise ToolError(_message(e)) from e
+        except (OSError, ValueError) as e:
+            raise ToolError(f"The operation on {path} failed: {_message(e)}") from e
+
+    def _kind(self, t: _Target) -> str | None:
+        if t.is_root:
+            return "directory"
+        with self._errors(t.shown):
+            if self.fs.isdir(t.rel):
+                return "directory"
+            if self.fs.exists(t.rel):
+                return "file"
+        return None
+
+    def _decode(self, t: _Target, data: bytes) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ToolError(
+                f"The file {t.shown} is not UTF-8 text; the memory tool reads and edits text "
+                "files only."
+            ) from e
+
+    def _gone(self, t: _Target) -> ToolError:
+        return ToolError(
+            f"The file {t.shown} no longer exists (may have been deleted or renamed concurrently)."
+        )
+
+    def _edit(self, t: _Target, change: Callable[[str], str]) -> str:
+        """Apply ``change`` to the stored text without losing a concurrent write; return what
+        was stored (MemFS may stamp metadata.recorded).
+
+        MemFS's read -> change -> conditional-write loop re-runs ``change`` on the new content
+        when another writer got in between; ``change`` raises ToolError to abort.
+        """
+        written: list[bytes] = []
+
+        def apply(current: bytes | None) -> bytes:
+            if current is None:
+                raise self._gone(t)
+            written.append(change(self._decode(t, current)).encode("utf-8"))
+            return written[-1]
+
+        with self._errors(t.shown):
+            update_with_retry(self.fs, t.rel, apply)
+            stored = self.fs.prepare_write(t.rel, written[-1])
+        return stored.decode("utf-8", errors="replace")
+
+    def _require_file(self, t: _Target) -> None:
+        kind = self._kind(t)
+        if kind is None:
+            raise ToolError(f"The path {t.shown} does not exist. Please provide a valid path.")
+        if kind != "file":
+            raise ToolError(f"The path {t.shown} is not a file.")
+
+    # -- view ----------------------------------------------------------------------------------
+
+    def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
+        t = self.resolve(command.path)
+        kind = self._kind(t)
+        if kind is None:
+            raise ToolError(f"The path {command.path} does not exist. Please provide a valid path.")
+        if kind == "directory":
+            return self._listing(t)
+        with self._errors(t.shown):
+            try:
+                data = self.fs.cat_file(t.rel)
+            except FileNotFoundError as e:
+                raise self._gone(t) from e
+        text = self._decode(t, data)
+        reminder = ""
+        # MemFS escapes every reminder-like tag inside a file, so a view that starts with one
+        # carries MemFS's own reminder: show it unnumbered, keep the file's line numbers.
+        if text.startswith(REMINDER_OPEN):
+            reminder, _, text = text.partition("\n")
+        lines = text.split("\n")
+        if len(lines) > MAX_LINES:
+            raise ToolError(f"File {command.path} exceeds maximum line limit of 999,999 lines.")
+        display, start = lines, 1
+        if command.view_range and len(command.view_range) == 2:
+            first = max(1, command.view_range[0]) - 1
+            last = len(lines) if command.view_range[1] == -1 else command.view_range[1]
+            display, start = lines[first:last], first + 1
+        head = f"Here's the content of {command.path} with line numbers:\n"
+        return head + (reminder + "\n" if reminder else "") + _numbered(display, start)
+
+    def _children(self, dir_rel: str, at_root: bool) -> list[tuple[str, str]]:
+        raw = self.fs.raw
+        try:
+            paths = raw.ls(dir_rel, detail=False)
+        except FileNotFoundError:
+            paths = []  # the memory area has not been written yet: an empty /memories
+        pairs = [(posixpath.basename(p), p) for p in paths]
+        if at_root:
+            pairs = [(n, p) for n, p in pairs if n != INDEX_NAME]
+            if raw.isfile(INDEX_FILE):
+                pairs.append((INDEX_NAME, INDEX_FILE))
+        return sorted(pairs)
+
+    def _listing(self, t: _Target) -> str:
+        raw = self.fs.raw
+        sizes: dict[str, int | None] = {}
+
+        def file_size(rel: str) -> int | None:
+            if rel not in sizes:
+                try:
+                    sizes[rel] = int(raw.info(rel)["size"])
+                except (OSError, ValueError):
+                    sizes[rel] = None  # unreadable (e.g. a symlink out): skipped, like listing
+            return sizes[rel]
+
+        def tree_size(dir_rel: str, at_root: bool) -> int:
+            files = [
+                f for f in raw.find(dir_rel) if not (at_root and f == join(dir_rel, INDEX_NAME))
+            ]
+            if at_root and raw.isfile(INDEX_FILE):
+                files.append(INDEX_FILE)
+            total = 0
+            for f in files:
+                inner = posixpath.relpath(f, dir_rel) if f != INDEX_FILE else INDEX_NAME
+                if any(seg.startswith(".") for seg in inner.split("/")):
+                    continue
+                total += file_size(f) or 0
+            return total
+
+        items: list[tuple[int, str]] = []
+
+        def collect(dir_rel: str, shown_rel: str, depth: int, at_root: bool) -> None:
+            for name, child in self._children(dir_rel, at_root):
+                if name.startswith("."):
+                    continue
+                child_shown = f"{shown_rel}/{name}" if shown_rel else name
+                try:
+                    is_dir = raw.isdir(child)
+                except OSError:
+                    continue
+                if is_dir:
+                    items.append((tree_size(child, False), f"{child_shown}/"))
+                    if depth < 2:
+                        collect(child, child_shown, depth + 1, False)
+                elif (size := file_size(child)) is not None:
+                    items.append((size, child_shown))
+
+        with self._errors(t.shown):
+            collect(t.rel, "", 1, t.is_root)
+            total = tree_size(t.rel, t.is_root)
+        header = (
+            f"Here're the files and directories up to 2 levels deep in {t.shown}, "
+            "excluding hidden items:"
+        )
+        lines = [f"{format_size(total)}\t{t.shown}"]
+        lines.extend(f"{format_size(size)}\t{t.shown}/{rel}" for size, rel in items)
+        return f"{header}\n" + "\n".join(lines)
+
+    # -- edits ---------------------------------------------------------------------------------
+
+    def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
+        t = self.resolve(command.path)
+        if t.is_root:
+            raise ToolError(f"File {command.path} already exists")
+        with self._errors(command.path):
+            try:
+                self.fs.pipe_file(t.rel, command.file_text.encode("utf-8"), mode="create")
+            except (FileExistsError, IsADirectoryError) as e:
+                # FileExistsError covers MemFS's PathConflictError: another writer got there first
+                raise ToolError(f"File {command.path} already exists") from e
+        return f"File created successfully at: {command.path}"
+
+    def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
+        t = self.resolve(command.path)
+        self._require_file(t)
+        old = command.old_str
+        changed = 0
+
+        def replace(content: str) -> str:
+            nonlocal changed
+            count = content.count(old)
+            if count == 0:
+                raise ToolError(
+                    f"No replacement was performed, old_str `{old}` did not appear verbatim in "
+                    f"{command.path}."
+                )
+            if count > 1:
+                matching: list[int] = []
+                start = 0
+                while (pos := content.find(old, start)) != -1:
+                    matching.append(content[:pos].count("\n") + 1)
+                    start = pos + 1
+                raise ToolError(
+                    f"No replacement was performed. Multiple occurrences of old_str `{old}` in "
+                    f"lines: {', '.join(map(str, matching))}. Please ensure it is unique"
+                )
+            changed = content[: content.find(old)].count("\n")
+            return content.replace(old, command.new_str)
+
+        stored = self._edit(t, replace)
+        new_lines = stored.split("\n")
+        first, last = max(0, changed - 2), min(len(new_lines), changed + 3)
+        snippet = [
+            f"{str(n).rjust(LINE_NUMBER_WIDTH)}\t{new_lines[n - 1]}"
+            for n in range(first + 1, last + 1)
+        ]
+        return (
+            "The memory file has been edited. Here is the snippet showing the change (with line "
+            "numbers):\n" + "\n".join(snippet)
+        )
+
+    def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
+        t = self.resolve(command.path)
+        self._require_file(t)
+
+        def insert(content: str) -> str:
+            lines = _split_lines_keeping_cr(content)
+            if command.insert_line < 0 or command.insert_line > len(lines):
+                raise ToolError(
+                    f"Invalid `insert_line` parameter: {command.insert_line}. "
+                    f"It should be within the range [0, {len(lines)}]."
+                )
+            lines.insert(command.insert_line, command.insert_text.rstrip("\n"))
+            new_content = "\n".join(lines)
+            return new_content if new_content.endswith("\n") else new_content + "\n"
+
+        self._edit(t, insert)
+        return f"The file {command.path} has been edited."
+
+    def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
+        t = self.resolve(command.path)
+        if t.is_root:
+            raise ToolError("Cannot delete the /memories directory itself")
+        kind = self._kind(t)
+        with self._errors(command.path):
+            try:
+                if kind == "file":
+                    self.fs.rm_file(t.rel)
+                elif kind == "directory":
+                    self.fs.rm(t.rel, recursive=True)
+                else:
+                    raise ToolError(f"The path {command.path} does not exist")
+            except FileNotFoundError as e:
+                raise ToolError(f"The path {command.path} does not exist") from e
+        return f"Successfully deleted {command.path}"
+
+    def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
+        old = self.resolve(command.old_path)
+        new = self.resolve(command.new_path)
+        if old.is_root:
+            raise ToolError("Cannot rename the /memories directory itself")
+        if self._kind(new) is not None:
+            raise ToolError(f"The destination {command.new_path} already exists")
+        kind = self._kind(old)
+        if kind is None:
+            raise ToolError(f"The path {command.old_path} does not exist")
+        if kind == "directory" and new.rel.startswith(old.rel + "/"):
+            raise ToolError(
+                f"Cannot move {command.old_path} into itself ({command.new_path}); choose a "
+                "destination outside it."
+            )
+        with self._errors(command.old_path):
+            try:
+                self.fs.mv(old.rel, new.rel, recursive=kind == "directory")
+            except FileNotFoundError as e:
+                raise ToolError(f"The path {command.old_path} does not exist") from e
+        return f"Successfully renamed {command.old_path} to {command.new_path}"
+
+    def clear_all_memory(self) -> str:
+        """Delete every memory file and the index (refused on a read-only mount)."""
+        with self._errors(MEMORIES_ROOT):
+            if self.fs.isdir(self.memory_dir):
+                self.fs.rm(self.memory_dir, recursive=True)
+            if self.fs.isfile(INDEX_FILE):
+                self.fs.rm_file(INDEX_FILE)
+        return "All memory cleared"
+
+
+class MemFSAsyncMemoryTool(BetaAsyncAbstractMemoryTool):
+    """The async flavour: each command runs :class:`MemFSMemoryTool` in a worker thread."""
+
+    def __init__(
+        self, fs: MemFS, *, cache_control: BetaCacheControlEphemeralParam | None = None
+    ) -> None:
+        super().__init__(cache_control=cache_control)
+        self.sync = MemFSMemoryTool(fs, cache_control=cache_control)
+
+    async def view(self, command: BetaMemoryTool20250818ViewCommand) -> BetaFunctionToolResultType:
+        return await run_sync(self.sync.view, command)
+
+    async def create(
+        self, command: BetaMemoryTool20250818CreateCommand
+    ) -> BetaFunctionToolResultType:
+        return await run_sync(self.sync.create, command)
+
+    async def str_replace(
+        self, command: BetaMemoryTool20250818StrReplaceCommand
+    ) -> BetaFunctionToolResultType:
+        return await run_sync(self.sync.str_replace, command)
+
+    async def insert(
+        self, command: BetaMemoryTool20250818InsertCommand
+    ) -> BetaFunctionToolResultType:
+        return await run_sync(self.sync.insert, command)
+
+    async def delete(
+        self, command: BetaMemoryTool20250818DeleteCommand
+    ) -> BetaFunctionToolResultType:
+        return await run_sync(self.sync.delete, command)
+
+    async def rename(
+        self, command: BetaMemoryTool20250818RenameCommand
+    ) -> BetaFunctionToolResultType:
+        return await run_sync(self.sync.rename, command)
+
+    async def clear_all_memory(self) -> BetaFunctionToolResultType:
+        return await run_sync(self.sync.clear_all_memory)
