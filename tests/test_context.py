@@ -19,6 +19,8 @@ from memfs.manifest import AgentManifest, AppFunction, IndexBudget
 from memfs.staleness import REMINDER_CLOSE, REMINDER_OPEN
 from memfs.tokens import estimate_tokens
 
+from tests.conftest import TODAY
+
 INDEX = "- [User is a process engineer](memory/user-role.md) — skip SPC basics\n"
 
 
@@ -256,3 +258,26 @@ def test_context_command_errors_name_what_to_do(tmp_path, capsys):
     bad.write_text("{not json")
     assert _cli(str(tmp_path), "--app", str(bad)) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_demo_shows_the_block_its_cost_the_empty_zero_and_a_refused_workflow_write(tmp_path):
+    import io
+
+    from memfs.commands.demo import show_context_injection
+    from memfs.generator import generate_workspace
+    from rich.console import Console
+
+    fs = MemFS(path=str(tmp_path), clock=lambda: TODAY)
+    fs.pipe_file("MEMORY.md", INDEX.encode())
+    buf = io.StringIO()
+    show_context_injection(Console(file=buf, width=200), fs)
+    out = buf.getvalue()
+
+    big = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    generate_workspace(big)
+    block = build_context_block(big, AgentManifest())
+    assert f"{len(block):,} characters, ~{estimate_tokens(block):,} tokens" in out
+    assert "empty workspace → block '', ~0 tokens" in out
+    assert "workflow turn: MEMORY.md is injected" in out and INDEX.strip() in out
+    assert "a write is refused" in out and "mounted read-only" in out
+    assert fs.raw.cat_file("MEMORY.md") == INDEX.encode()

@@ -79,4 +79,54 @@ def run(args: argparse.Namespace) -> int:
                 Text(str(e)), title="read-only mount (workflow turn) refuses a write", style="red"
             )
         )
+    show_context_injection(console, fs)
     return 0
+
+
+def show_context_injection(console: Console, fs: MemFS) -> None:
+    """The block a chat turn injects for a §4.1-sized store and an empty one; a workflow turn."""
+    # Imported here so the rest of the demo does not depend on the context modules.
+    from memfs.entrypoints import tools_fs
+    from memfs.generator import generate_workspace
+    from memfs.manifest import AgentManifest
+    from memfs.stores import InMemoryFileStore
+    from memfs.tokens import estimate_tokens, with_margin
+    from memfs.turns import build_chat_turn, build_workflow_turn
+
+    manifest = AgentManifest()  # memory on by default; MEMORY.md joins context_files
+    ask = "Which source should I use for yield?"
+
+    big = MemFS(InMemoryFileStore(), clock=fs.clock)
+    generated = generate_workspace(big)
+    block = build_chat_turn(history=[], user_message=ask, manifest=manifest, fs=big).context_block
+    lines = block.rstrip("\n").splitlines()
+    shown = "\n".join([*lines[:6], f"… {len(lines) - 8} more lines …", *lines[-2:]])
+    tokens = estimate_tokens(block)
+    console.print(Panel(Text(shown), title="chat turn, generated §4.1 store: the block (excerpt)"))
+    console.print(
+        f"  {generated.n_files} memories, {generated.index_lines}-line MEMORY.md → "
+        f"{len(block):,} characters, ~{tokens:,} tokens ({with_margin(tokens):,} with margin), "
+        "prefixed to the newest user message and never persisted"
+    )
+    empty = MemFS(InMemoryFileStore(), clock=fs.clock)
+    turn = build_chat_turn(history=[], user_message=ask, manifest=manifest, fs=empty)
+    console.print(
+        f"  empty workspace → block {turn.context_block!r}, "
+        f"~{estimate_tokens(turn.context_block)} tokens; the user message goes out as typed: "
+        f"{turn.messages[-1]['content']!r}"
+    )
+
+    flow = build_workflow_turn(
+        history=[], user_message="Summarise this week's yield.", manifest=manifest, fs=fs
+    )
+    console.print(
+        Panel(Text(flow.messages[-1]["content"]), title="workflow turn: MEMORY.md is injected")
+    )
+    tools = tools_fs("workflow_turn", fs)
+    assert tools is not None
+    try:
+        tools.pipe_file(INDEX_FILE, b"- [Overwritten](memory/x.md)\n")
+    except PermissionError as e:
+        console.print(
+            Panel(Text(str(e)), title="workflow turn's file tools: a write is refused", style="red")
+        )
