@@ -15,6 +15,7 @@ from memfs.budget import (
     reduce_history,
 )
 from memfs.manifest import AgentManifest
+from memfs.tokens import estimate_tokens
 from memfs.turns import build_chat_turn
 
 BIG = "x" * 400  # 100 tokens of content
@@ -48,9 +49,11 @@ def conversation() -> list[dict]:
 
 def test_message_tokens_counts_content_tool_calls_and_framing():
     assert message_tokens({"role": "user", "content": ""}) == MESSAGE_OVERHEAD_TOKENS
-    assert message_tokens({"role": "user", "content": "abcd" * 10}) == 10 + MESSAGE_OVERHEAD_TOKENS
-    parts = {"role": "user", "content": [{"type": "text", "text": "abcd" * 10}]}
-    assert message_tokens(parts) == 10 + MESSAGE_OVERHEAD_TOKENS
+    text = "abcd" * 10
+    expected = estimate_tokens(text) + MESSAGE_OVERHEAD_TOKENS
+    assert message_tokens({"role": "user", "content": text}) == expected
+    parts = {"role": "user", "content": [{"type": "text", "text": text}]}
+    assert message_tokens(parts) == expected
     call = conversation()[2]
     assert message_tokens(call) > MESSAGE_OVERHEAD_TOKENS
 
@@ -66,7 +69,9 @@ def test_under_budget_nothing_changes():
 def test_tool_outputs_go_first_and_keep_their_call_pairing():
     msgs = conversation()
     total = messages_tokens(msgs)
-    result = reduce_history(msgs, total - 250)  # emptying one ~300-token output is enough
+    stub = {**msgs[3], "content": TOOL_OUTPUT_STUB}
+    freed_by_one = message_tokens(msgs[3]) - message_tokens(stub)
+    result = reduce_history(msgs, total - freed_by_one)  # emptying one output is enough
     assert [d.stage for d in result.dropped] == ["tool_output"]
     assert result.dropped[0].index == 3  # the oldest tool output
     out = result.messages
@@ -95,10 +100,15 @@ def test_then_the_middle_then_the_oldest():
 def test_middle_is_dropped_oldest_first_in_whole_units():
     msgs = conversation()
     total = messages_tokens(msgs)
-    # Both tool outputs emptied still leaves it over; then the first middle unit goes.
-    result = reduce_history(msgs, total - 700)
+    freed = sum(
+        message_tokens(msgs[i]) - message_tokens({**msgs[i], "content": TOOL_OUTPUT_STUB})
+        for i in (3, 7)
+    )
+    # Both tool outputs emptied still leaves it 1 token over; then the first middle unit goes.
+    result = reduce_history(msgs, total - freed - 1)
     removed = [d.index for d in result.dropped if d.stage == "middle"]
-    assert removed[:2] == [2, 3]  # the assistant tool call and its output leave together
+    assert removed == [2, 3]  # the assistant tool call and its output leave together
+    assert [d.index for d in result.dropped if d.stage == "tool_output"] == [7]
     roles = [m["role"] for m in result.messages]
     for k, m in enumerate(result.messages):
         if m["role"] == "tool":

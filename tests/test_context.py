@@ -281,3 +281,17 @@ def test_demo_shows_the_block_its_cost_the_empty_zero_and_a_refused_workflow_wri
     assert "workflow turn: MEMORY.md is injected" in out and INDEX.strip() in out
     assert "a write is refused" in out and "mounted read-only" in out
     assert fs.raw.cat_file("MEMORY.md") == INDEX.encode()
+
+
+def test_file_tools_append_the_budget_note_after_writing_the_index():
+    from memfs.tools import FileToolExecutor
+
+    fs = MemFS(InMemoryFileStore())
+    manifest = AgentManifest(index_budget=IndexBudget(max_lines=2))
+    tools = FileToolExecutor(fs, manifest)
+    small = "- [A](memory/a.md) — a\n"
+    assert "Note:" not in tools.execute("write_file", {"path": "MEMORY.md", "content": small})
+    big = small * 3
+    result = tools.execute("write_file", {"path": "MEMORY.md", "content": big})
+    assert result.endswith(index_budget_note(fs, manifest) or "missing note")
+    assert fs.raw.cat_file("MEMORY.md") == big.encode()  # a warning, not a cap
