@@ -1,0 +1,189 @@
+"""``memfs eval``: the live check — N samples per scenario against a real model, classified.
+
+    memfs eval --model openai/local --n 6 --scenario s45-write
+    memfs eval --model ollama_chat/qwen3:14b --context-window 40960 --n 6
+    memfs eval --report benchmarks/results/eval-…/      # rebuild the report of a (partial) run
+
+A scripted model can exercise this command, never produce its verdict: the point is a real one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from memfs_eval.harness import CONFIG_FILE, SampleResult, report_from, run_eval
+from memfs_eval.report import RunConfig, class_table, scenario_table
+from memfs_eval.scenario import load_scenarios
+
+LOCAL_MODEL = "openai/local"
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "eval",
+        help="live check: pass rates of a real model writing, recalling and resisting memory",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--model", help="litellm model string (default endpoint for openai/local)")
+    p.add_argument("--n", type=int, default=6, help="samples per scenario (default 6)")
+    p.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        help="scenario id or family (s45-write = zh and en); repeatable; default all",
+    )
+    p.add_argument("--lang", choices=["zh", "en"], help="only scenarios in this language")
+    p.add_argument("--tools", choices=["platform", "files-only"], default="platform")
+    p.add_argument("--prompt", choices=["full", "appendix-a-only"], default="full")
+    p.add_argument("--max-steps", type=int, default=4)
+    p.add_argument("--max-tokens", type=int, default=300, help="per model call (0 = no cap)")
+    p.add_argument("--temperature", type=float, default=0.7)
+    p.add_argument("--context-window", type=int, help="the model's window (Ollama: num_ctx)")
+    p.add_argument("--api-base", help="endpoint URL (default for openai/local: the local server)")
+    p.add_argument("--api-key", help="endpoint key (default for openai/local: the local one)")
+    p.add_argument("--out", type=Path, help="run directory (default benchmarks/results/eval-…)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument("--report", type=Path, metavar="DIR", help="only rebuild DIR's report")
+    p.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    p.set_defaults(func=run)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
+
+
+def _endpoint(args: argparse.Namespace) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    api_base, api_key = args.api_base, args.api_key
+    if args.model == LOCAL_MODEL and (api_base is None or api_key is None):
+        from memfs_litellm.local_model import API_KEY
+        from memfs_litellm.local_model import api_base as local_base
+
+        api_base = api_base or local_base()
+        api_key = api_key or API_KEY
+    if api_base:
+        kwargs["api_base"] = api_base
+    if api_key:
+        kwargs["api_key"] = api_key
+    if args.max_tokens:
+        kwargs["max_tokens"] = args.max_tokens
+    if args.temperature is not None:
+        kwargs["temperature"] = args.temperature
+    return kwargs
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=True)
+    ids = list(args.scenario)
+    scenarios = load_scenarios(ids or None)
+    if args.lang:
+        scenarios = [s for s in scenarios if s.lang == args.lang]
+    if args.list:
+        for s in scenarios:
+            print(f"{s.id:20} {s.kind:9} {s.mode:8} {s.title}")
+        return 0
+
+    if args.report:
+        config_path = args.report / CONFIG_FILE
+        if not config_path.exists():
+            print(
+                f"memfs eval: {str(config_path)!r} not found; --report needs a run directory "
+                "made by memfs eval.",
+                file=sys.stderr,
+            )
+            return 2
+        config = RunConfig.model_validate_json(config_path.read_text(encoding="utf-8"))
+        scenarios = load_scenarios(config.scenarios or None)
+        report = report_from(args.report, scenarios, config, now=dt.datetime.now(dt.UTC))
+        print(scenario_table(report))
+        return 0
+
+    if not args.model:
+        print(
+            "memfs eval: --model is required (e.g. openai/local after `memfs model start`, "
+            "or ollama_chat/qwen3:14b with --context-window 40960).",
+            file=sys.stderr,
+        )
+        return 2
+    if args.n < 1:
+        print("memfs eval: --n must be at least 1.", file=sys.stderr)
+        return 2
+
+    from memfs_litellm import DEFAULT_APP_PROMPT, run_turn
+
+    started = dt.datetime.now(dt.UTC)
+    out = args.out or Path("benchmarks/results") / (
+        f"eval-{started:%Y%m%d-%H%M}-{_slug(args.model)}-{args.tools}-{args.prompt}"
+    )
+    kwargs = _endpoint(args)
+    config = RunConfig(
+        model=args.model,
+        n=args.n,
+        tools=args.tools,
+        prompt=args.prompt,
+        max_steps=args.max_steps,
+        max_tokens=args.max_tokens or None,
+        temperature=args.temperature,
+        context_window=args.context_window,
+        api_base=kwargs.get("api_base"),
+        scenarios=[s.id for s in scenarios],
+        command="memfs eval " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["eval"] else []),
+        started=started.isoformat(timespec="seconds"),
+    )
+    if args.resume and (out / CONFIG_FILE).exists():
+        previous = json.loads((out / CONFIG_FILE).read_text(encoding="utf-8"))
+        config = config.model_copy(
+            update={"started": previous.get("started", ""), "command": previous.get("command", "")}
+        )
+    total = config.n * len(scenarios)
+    console.print(
+        f"[bold]memfs eval[/bold] {args.model}: {len(scenarios)} scenarios × "
+        f"{args.n} samples → {out}"
+    )
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("passed {task.fields[passed]}"),
+        TimeElapsedColumn(),
+        console=console,
+    ) as progress:
+        task = progress.add_task("samples", total=total, passed=0)
+        passed = 0
+
+        def on_sample(r: SampleResult) -> None:
+            nonlocal passed
+            passed += r.verdict.passed
+            progress.update(
+                task,
+                advance=1,
+                passed=passed,
+                description=f"{r.record.scenario_id} #{r.record.sample}: {r.verdict.outcome}",
+            )
+
+        report = run_eval(
+            config,
+            scenarios,
+            out,
+            turn_runner=run_turn,
+            system_prompt=DEFAULT_APP_PROMPT,
+            completion_kwargs=kwargs,
+            resume=args.resume,
+            on_sample=on_sample,
+        )
+    print(scenario_table(report))
+    print()
+    print(class_table(report))
+    print(f"\nReport: {out / 'report.md'}  chart: {out / 'chart.png'}")
+    return 0

@@ -1,0 +1,212 @@
+"""Run scenarios N times against a model, judge each sample, and keep everything on disk.
+
+Each sample gets a fresh workspace seeded from its scenario on a local store under
+``<out>/samples/<scenario>/<n>/workspace`` and one agent turn through
+:func:`memfs_litellm.run_turn`. The files before and after, the turn's transcript and the verdict
+are written as soon as the sample ends, and ``samples.jsonl`` grows by one line, so a run that is
+stopped halfway still has a report (``memfs eval --report DIR``) and can be resumed.
+
+Samples are taken round-robin (sample 0 of every scenario, then sample 1, …) so a run cut short
+covers every scenario about equally.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from memfs import LocalFileStore, MemFS
+from memfs.manifest import AgentManifest
+from pydantic import BaseModel
+
+from memfs_eval.judge import SampleRecord, ToolCallRecord, Verdict, judge
+from memfs_eval.report import EvalReport, RunConfig, build_report, write_report
+from memfs_eval.scenario import Scenario
+
+SAMPLES_FILE = "samples.jsonl"
+CONFIG_FILE = "config.json"
+
+
+TurnRunner = Callable[..., Any]
+"""An agent loop taking ``memfs_litellm.run_turn``'s keywords and returning its TurnResult."""
+
+
+class SampleResult(BaseModel):
+    """One line of ``samples.jsonl``."""
+
+    record: SampleRecord
+    verdict: Verdict
+    usage: dict[str, Any] | None = None
+
+
+def date_line(today: dt.date) -> str:
+    """The platform tells its agent the date; relative dates cannot be resolved without it."""
+    return f"Today's date is {today.isoformat()} ({today.strftime('%A')})."
+
+
+def snapshot(fs: MemFS) -> dict[str, str]:
+    """Every file of the workspace as stored (raw bytes, decoded; undecodable bytes replaced)."""
+    return {p: fs.raw.cat_file(p).decode("utf-8", "replace") for p in sorted(fs.raw.find(""))}
+
+
+def seed_workspace(fs: MemFS, scenario: Scenario) -> None:
+    fs.makedirs("memory", exist_ok=True)
+    for path, text in scenario.seed_files.items():
+        fs.pipe_file(path, text.encode("utf-8"))
+
+
+def plan(scenarios: list[Scenario], n: int) -> Iterator[tuple[Scenario, int]]:
+    for i in range(n):
+        for s in scenarios:
+            yield s, i
+
+
+def _tool_calls(result: Any) -> list[ToolCallRecord]:
+    return [
+        ToolCallRecord(
+            name=c.name,
+            arguments=c.arguments,
+            result=c.result,
+            source=getattr(c, "source", "native"),
+            step=getattr(c, "step", 0),
+        )
+        for c in getattr(result, "tool_calls", [])
+    ]
+
+
+def run_sample(
+    scenario: Scenario,
+    index: int,
+    config: RunConfig,
+    out_dir: Path,
+    *,
+    turn_runner: TurnRunner,
+    system_prompt: str,
+    completion_kwargs: dict[str, Any],
+) -> SampleResult:
+    """Seed, run one turn, snapshot, judge, and write the sample's files."""
+    sample_dir = out_dir / "samples" / scenario.id / f"{index:02d}"
+    sample_dir.mkdir(parents=True, exist_ok=True)
+    fs = MemFS(LocalFileStore(sample_dir / "workspace"), clock=lambda: scenario.today)
+    seed_workspace(fs, scenario)
+    before = snapshot(fs)
+    started = time.perf_counter()
+    error: str | None = None
+    result: Any = None
+    try:
+        result = turn_runner(
+            model=config.model,
+            fs=fs,
+            manifest=AgentManifest(),
+            user_message=scenario.user_message,
+            history=[dict(m) for m in scenario.history],
+            mode=scenario.mode,
+            tools=config.tools,
+            prompt_variant=config.prompt,
+            system_prompt=f"{system_prompt}\n\n{date_line(scenario.today)}",
+            max_steps=config.max_steps,
+            completion_kwargs=dict(completion_kwargs),
+            context_window=config.context_window,
+        )
+    except Exception as e:  # the endpoint or the loop failed: a run error, not a verdict
+        error = f"{type(e).__name__}: {e}"
+    elapsed = time.perf_counter() - started
+    record = SampleRecord(
+        scenario_id=scenario.id,
+        sample=index,
+        before=before,
+        after=snapshot(fs),
+        tool_calls=_tool_calls(result),
+        final_text=getattr(result, "final_text", "") or "",
+        offered_tools=list(getattr(result, "offered_tools", []) or []),
+        error=error,
+        truncated=bool(getattr(result, "truncated", False)),
+        elapsed_s=round(elapsed, 2),
+    )
+    verdict = judge(scenario, record)
+    usage = getattr(result, "usage", None)
+    out = SampleResult(
+        record=record,
+        verdict=verdict,
+        usage=usage.model_dump() if isinstance(usage, BaseModel) else None,
+    )
+    if isinstance(result, BaseModel):
+        _write_json(sample_dir / "transcript.json", result.model_dump(mode="json"))
+    _write_json(sample_dir / "verdict.json", verdict.model_dump(mode="json"))
+    _write_json(sample_dir / "record.json", record.model_dump(mode="json"))
+    return out
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def load_results(out_dir: Path) -> list[SampleResult]:
+    path = out_dir / SAMPLES_FILE
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [SampleResult.model_validate_json(line) for line in lines if line.strip()]
+
+
+def report_from(
+    out_dir: Path, scenarios: list[Scenario], config: RunConfig, *, now: dt.datetime
+) -> EvalReport:
+    results = load_results(out_dir)
+    known = {s.id for s in scenarios}
+    rows = [
+        (r.verdict, r.record.elapsed_s, [c.name for c in r.record.tool_calls])
+        for r in results
+        if r.record.scenario_id in known
+    ]
+    report = build_report(config, scenarios, rows, now=now)
+    write_report(report, out_dir)
+    return report
+
+
+def run_eval(
+    config: RunConfig,
+    scenarios: list[Scenario],
+    out_dir: Path,
+    *,
+    turn_runner: TurnRunner,
+    system_prompt: str,
+    completion_kwargs: dict[str, Any] | None = None,
+    resume: bool = False,
+    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+    on_sample: Callable[[SampleResult], None] | None = None,
+) -> EvalReport:
+    """Run every planned sample not already on disk; rewrite the report after each one."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    done: set[tuple[str, int]] = set()
+    if resume:
+        done = {(r.record.scenario_id, r.record.sample) for r in load_results(out_dir)}
+    elif (out_dir / SAMPLES_FILE).exists():
+        raise FileExistsError(
+            f"{str(out_dir / SAMPLES_FILE)!r} already holds samples; pass --resume to continue "
+            "that run, or choose another --out directory."
+        )
+    _write_json(out_dir / CONFIG_FILE, config.model_dump(mode="json"))
+    report = report_from(out_dir, scenarios, config, now=now())
+    for scenario, index in plan(scenarios, config.n):
+        if (scenario.id, index) in done:
+            continue
+        result = run_sample(
+            scenario,
+            index,
+            config,
+            out_dir,
+            turn_runner=turn_runner,
+            system_prompt=system_prompt,
+            completion_kwargs=completion_kwargs or {},
+        )
+        with (out_dir / SAMPLES_FILE).open("a", encoding="utf-8") as f:
+            f.write(result.model_dump_json() + "\n")
+        report = report_from(out_dir, scenarios, config, now=now())
+        if on_sample is not None:
+            on_sample(result)
+    return report

@@ -1,0 +1,236 @@
+"""The live-check harness against a scripted model: plumbing only, never a verdict on a model.
+
+The scripted model runs through the real ``memfs_litellm.run_turn`` (file tools on MemFS,
+read-only mount for workflow turns), so these tests cover seeding, snapshots, per-sample files,
+the incremental ``samples.jsonl``, resume, the report and the CLI.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memfs.cli import main
+
+import memfs_litellm
+from memfs_eval.harness import SAMPLES_FILE, date_line, load_results, plan, run_eval
+from memfs_eval.report import RunConfig, render_markdown, wilson
+from memfs_eval.scenario import load_scenarios
+from memfs_litellm import run_turn
+
+NOW = dt.datetime(2026, 12, 1, 4, 0, tzinfo=dt.UTC)
+
+YIELD = """---
+name: yield-source
+description: Yield for line 3 comes from MES daily_yield, not the QA weekly report
+metadata:
+  type: project
+---
+Authoritative yield source: MES daily_yield table, not the QA weekly report.
+"""
+ROLE = """---
+name: user-role
+description: The user is a process engineer
+metadata:
+  type: user
+---
+The user is a process engineer; no need to explain Cpk or Ppk.
+"""
+
+
+def tool_call(i: int, name: str, **arguments: Any) -> dict[str, Any]:
+    return {
+        "id": f"c{i}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)},
+    }
+
+
+class ScriptedModel:
+    """Answers by looking at the conversation: writes memory for write turns, answers recalls.
+
+    Returns plain dicts shaped like a litellm response; counts its calls.
+    """
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.systems: list[str] = []
+
+    def __call__(self, **kwargs: Any) -> dict[str, Any]:
+        self.calls += 1
+        messages = kwargs["messages"]
+        self.systems.append(messages[0]["content"])
+        user = next(m["content"] for m in reversed(messages) if m["role"] == "user")
+        tool_results = [m for m in messages if m["role"] == "tool"]
+        message: dict[str, Any]
+        if "Two things to remember" in user and not tool_results:
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    tool_call(1, "write_file", path="memory/yield-source.md", content=YIELD),
+                    tool_call(2, "write_file", path="memory/user-role.md", content=ROLE),
+                    tool_call(
+                        3,
+                        "edit_file",
+                        path="MEMORY.md",
+                        old_string="- [Hub purpose]",
+                        new_string="- [Yield = daily_yield](memory/yield-source.md) — MES\n"
+                        "- [Process engineer](memory/user-role.md) — no SPC basics\n"
+                        "- [Hub purpose]",
+                    ),
+                ],
+            }
+        elif "Daily yield report step" in user and not tool_results:
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [tool_call(1, "write_file", path="memory/log.md", content="x")],
+            }
+        else:
+            message = {"role": "assistant", "content": "Use the MES daily_yield table."}
+        return {
+            "choices": [{"message": message, "finish_reason": "stop"}],
+            "usage": {"completion_tokens": 20, "total_tokens": 20},
+        }
+
+
+def config(n: int, ids: list[str]) -> RunConfig:
+    return RunConfig(model="scripted/model", n=n, scenarios=ids, command="memfs eval test")
+
+
+def run(tmp_path: Path, ids: list[str], n: int = 2, model: Any = None, **kw: Any):
+    scenarios = load_scenarios(ids)
+    model = model or ScriptedModel()
+    runner = functools.partial(run_turn, completion=model)
+    report = run_eval(
+        config(n, [s.id for s in scenarios]),
+        scenarios,
+        tmp_path / "run",
+        turn_runner=runner,
+        system_prompt="You are the app.",
+        now=lambda: NOW,
+        **kw,
+    )
+    return report, model
+
+
+def test_run_writes_every_sample_and_a_report(tmp_path):
+    report, model = run(tmp_path, ["s45-write-en", "s45-recall-en"])
+    out = tmp_path / "run"
+    results = load_results(out)
+    # round-robin: sample 0 of every scenario before sample 1 of any
+    assert [(r.record.scenario_id, r.record.sample) for r in results] == [
+        ("s45-write-en", 0),
+        ("s45-recall-en", 0),
+        ("s45-write-en", 1),
+        ("s45-recall-en", 1),
+    ]
+    for r in results:
+        d = out / "samples" / r.record.scenario_id / f"{r.record.sample:02d}"
+        assert (d / "transcript.json").exists() and (d / "verdict.json").exists()
+        assert r.usage is not None and r.usage["completion_tokens"] >= 20
+    written = out / "samples" / "s45-write-en" / "00" / "workspace"
+    assert "daily_yield" in (written / "memory" / "yield-source.md").read_text()
+    assert "memory/user-role.md" in (written / "MEMORY.md").read_text()
+    by_id = {s.id: s for s in report.scenarios}
+    assert by_id["s45-write-en"].passed.k == 2 and by_id["s45-write-en"].passed.n == 2
+    assert by_id["s45-recall-en"].outcomes == {"recall_pass": 2}
+    assert report.overall.k == 4 and report.samples_done == report.samples_planned == 4
+    for name in ("report.json", "report.md", "chart.png"):
+        assert (out / name).stat().st_size > 0
+    assert (out / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the eval clock reaches the agent: the date line is in the system prompt it was sent
+    assert all(date_line(dt.date(2026, 12, 1)) in s for s in model.systems)
+
+
+def test_seeded_memory_reaches_the_model_as_the_context_block(tmp_path):
+    run(tmp_path, ["s45-recall-zh"], n=1)
+    results = load_results(tmp_path / "run")
+    transcript = json.loads((tmp_path / "run/samples/s45-recall-zh/00/transcript.json").read_text())
+    assert "memory/yield-source.md" in transcript["context_block"]
+    assert results[0].record.before == results[0].record.after
+
+
+def test_workflow_write_is_refused_by_the_mount_and_classified(tmp_path):
+    report, _ = run(tmp_path, ["workflow-en"], n=1)
+    [r] = load_results(tmp_path / "run")
+    assert r.verdict.outcome == "write_in_workflow"
+    assert r.record.after == r.record.before  # the read-only mount refused the write
+    assert "read-only" in r.record.tool_calls[0].result
+    assert report.scenarios[0].passed.k == 0
+
+
+def test_partial_run_resumes_and_refuses_to_overwrite(tmp_path):
+    run(tmp_path, ["s45-recall-en"], n=1)
+    with pytest.raises(FileExistsError, match="--resume"):
+        run(tmp_path, ["s45-recall-en"], n=2)
+    model = ScriptedModel()
+    report, _ = run(tmp_path, ["s45-recall-en"], n=3, model=model, resume=True)
+    assert model.calls == 2  # samples 1 and 2 only
+    assert report.scenarios[0].passed.n == 3
+
+
+def test_a_failing_endpoint_is_a_run_error_outside_the_rates(tmp_path):
+    def broken(**kwargs: Any) -> Any:
+        raise ConnectionError("endpoint refused the connection")
+
+    report, _ = run(tmp_path, ["s45-write-zh"], n=2, model=broken)
+    s = report.scenarios[0]
+    assert s.errors == 2 and s.passed.n == 0 and s.outcomes == {"run_error": 2}
+    [first, _] = load_results(tmp_path / "run")
+    assert first.verdict.checks[0].detail == "ConnectionError: endpoint refused the connection"
+
+
+def test_plan_is_round_robin():
+    a, b = load_scenarios(["s45-write"])
+    assert [(s.id, i) for s, i in plan([a, b], 2)] == [
+        (a.id, 0),
+        (b.id, 0),
+        (a.id, 1),
+        (b.id, 1),
+    ]
+
+
+def test_wilson_interval_known_values():
+    assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(0, 6)
+    assert low == 0.0 and high == pytest.approx(0.3903, abs=1e-4)
+    low, high = wilson(6, 6)
+    assert low == pytest.approx(0.6097, abs=1e-4) and high == 1.0
+    low, high = wilson(3, 6)
+    assert (low, high) == (pytest.approx(0.1876, abs=1e-4), pytest.approx(0.8124, abs=1e-4))
+    with pytest.raises(ValueError):
+        wilson(7, 6)
+
+
+def test_markdown_shows_k_of_n_and_marks_a_partial_run(tmp_path):
+    report, _ = run(tmp_path, ["s45-recall-en"], n=1)
+    report.samples_planned = 6
+    md = render_markdown(report)
+    assert "partial: 1 of 6 samples" in md
+    assert "| s45-recall-en | recall | 1/1 | 100% |" in md
+
+
+def test_cli_runs_lists_and_rebuilds_a_report(tmp_path, monkeypatch, capsys):
+    model = ScriptedModel()
+    monkeypatch.setattr(memfs_litellm, "run_turn", functools.partial(run_turn, completion=model))
+    out = tmp_path / "cli"
+    argv = ["eval", "--model", "scripted/m", "--n", "1", "--scenario", "s45-recall-en"]
+    assert main([*argv, "--out", str(out)]) == 0
+    assert "| s45-recall-en | recall | 1/1 |" in capsys.readouterr().out
+    saved = json.loads((out / "config.json").read_text())
+    assert saved["model"] == "scripted/m" and saved["max_tokens"] == 300
+    (out / "report.md").unlink()
+    assert main(["eval", "--report", str(out)]) == 0
+    assert (out / "report.md").exists()
+    assert main(["eval", "--list", "--lang", "zh"]) == 0
+    listed = capsys.readouterr().out
+    assert "s45-write-zh" in listed and "s45-write-en" not in listed
+    assert main(["eval", "--n", "2"]) == 2
+    assert "--model is required" in capsys.readouterr().err
+    assert (out / SAMPLES_FILE).exists()
