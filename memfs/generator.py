@@ -32,8 +32,10 @@ SEED_HOT = 98
 SEED_COLD = 93  # 98 + 93 = 191 linked, 261 - 191 = 70 orphans (§4.4(a))
 SEED_PACKED_LINES = 8
 SEED_INDEX_CHARS = 17652
+SEED_INDEX_BYTES = 22365  # UTF-8: about 2,400 of the characters are CJK (3 bytes each)
 SEED_COLD_COST = 49  # characters per folded memory (§4.3)
 SEED_DESCRIPTION_CHARS = 109  # average description length (§4.2)
+INDEX_ZH = 0.33  # Chinese share of index sentences, so bytes/characters match the seed's
 MAX_AGE_DAYS = 75  # about two months of heavy use, plus a little
 
 _ZH = [
@@ -137,19 +139,19 @@ def _sizes(n: int, rng: random.Random) -> list[int]:
     return out
 
 
-def _sentence(rng: random.Random) -> str:
-    if rng.random() < 0.6:
+def _sentence(rng: random.Random, zh: float = 0.6) -> str:
+    if rng.random() < zh:
         return rng.choice(_ZH) + "。"
     s = rng.choice(_EN)
     return s[0].upper() + s[1:] + "."
 
 
-def _text_of_length(rng: random.Random, chars: int) -> str:
-    """Mixed text of exactly ``chars`` characters (no newline)."""
+def _text_of_length(rng: random.Random, chars: int, zh: float = 0.6) -> str:
+    """Mixed text of exactly ``chars`` characters (no newline); ``zh`` is the Chinese share."""
     parts: list[str] = []
     total = 0
     while total < chars:
-        s = _sentence(rng)
+        s = _sentence(rng, zh)
         parts.append(s)
         total += len(s) + 1
     text = " ".join(parts)[:chars].rstrip()
@@ -282,7 +284,7 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
             for m in members:
                 link_path = paths[m]
                 title_len = max(2, SEED_COLD_COST - 7 - len(link_path) + rng.randint(-4, 4))
-                links.append(f"[{_text_of_length(rng, title_len).rstrip('.。')}]({link_path})")
+                links.append(f"[{_text_of_length(rng, title_len, INDEX_ZH).rstrip('.。')}]({link_path})")
             label = _LABELS[g % len(_LABELS)]
             sep = rng.choice(["、", " · ", "，"])
             packed.append(f"- {label}：" + sep.join(links))
@@ -292,10 +294,10 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
     hot_avg = max(40, (target_chars - packed_chars) / max(1, n_hot) - 1)
     hot_lines = []
     for k, m in enumerate(hot):
-        title = _text_of_length(rng, rng.randint(6, 16)).rstrip(".。 ")
+        title = _text_of_length(rng, rng.randint(6, 16), INDEX_ZH).rstrip(".。 ")
         head = f"- [{title}]({paths[m]}) — "
         want = round(hot_avg) + (18 if k % 2 else -18)
-        hot_lines.append(head + _text_of_length(rng, max(10, want - len(head))))
+        hot_lines.append(head + _text_of_length(rng, max(10, want - len(head)), INDEX_ZH))
     # Fix rounding so the total lands on the target exactly.
     index_text = "\n".join(hot_lines + packed) + "\n"
     diff = target_chars - len(index_text)

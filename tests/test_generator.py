@@ -9,6 +9,7 @@ import pytest
 from memfs import InMemoryFileStore, MemFS
 from memfs.generator import (
     SEED_FILES,
+    SEED_INDEX_BYTES,
     SEED_INDEX_CHARS,
     SEED_SIZE_MAX,
     SEED_SIZE_MEDIAN,
@@ -62,6 +63,8 @@ def test_index_shape(seed_store):
     index = parse_index(fs.raw.cat_file("MEMORY.md").decode())
     assert index.line_count == 106
     assert index.char_count == SEED_INDEX_CHARS
+    size = len(fs.raw.cat_file("MEMORY.md"))
+    assert abs(size - SEED_INDEX_BYTES) / SEED_INDEX_BYTES < 0.05  # 22,365 bytes: CJK share
     assert len(index.entries) == 98
     assert len(index.packed) == 8
     assert index.folded_count == 93
@@ -88,7 +91,7 @@ def test_deterministic_and_seeded():
     ) or files != c.raw.find("")
 
 
-@pytest.mark.parametrize("n", [1, 2, 10, 50, 600])
+@pytest.mark.parametrize("n", [1, 2, 10, 50, 150])
 def test_scales_with_same_proportions(n):
     fs = _fs()
     gen = generate_workspace(fs, n)
