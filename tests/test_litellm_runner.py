@@ -594,3 +594,87 @@ def test_json_content_with_braces_inside_strings():
     )
     (c,) = parse_text_tool_calls(text, KNOWN)
     assert c.arguments["content"] == "set {x} = }{"
+
+
+# -- memfs chat ----------------------------------------------------------------------------------
+
+
+def test_chat_loop_runs_turns_keeps_history_and_memory(fs, manifest):
+    import io
+
+    from memfs_litellm.chat_command import chat_loop
+
+    scripted = ScriptedModel(
+        [call("write_file", {"path": "memory/user-role.md", "content": NEW_MEMORY})],
+        "Noted.",
+        "You are a process engineer.",
+    )
+    lines = iter([USER, "", "/memory", "Who am I?", "/new", "/exit", "never read"])
+    out = io.StringIO()
+    turns = chat_loop(
+        fs,
+        manifest,
+        "openai/scripted",
+        read_line=lambda _p: next(lines),
+        out=out,
+        completion=scripted,
+    )
+    text = out.getvalue()
+    assert turns == 2
+    assert "↳ write_file(" in text and "Created memory/user-role.md" in text
+    assert "assistant> Noted." in text and "assistant> You are a process engineer." in text
+    assert INDEX.strip() in text  # /memory printed the index
+    assert "(new conversation; memory is kept)" in text
+    assert fs.exists("memory/user-role.md")
+    third = scripted.requests[2]["messages"]  # 2nd turn carries the 1st turn's history
+    assert [m["role"] for m in third[1:]] == ["user", "assistant", "tool", "assistant", "user"]
+
+
+def test_chat_loop_survives_a_failing_model(fs, manifest):
+    import io
+
+    from memfs_litellm.chat_command import chat_loop
+
+    def broken(**_kw: Any) -> Any:
+        raise ConnectionError("endpoint down")
+
+    lines = iter(["hello"])
+
+    def read(_p: str) -> str:
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    out = io.StringIO()
+    assert chat_loop(fs, manifest, "openai/x", read_line=read, out=out, completion=broken) == 0
+    assert "(model call failed: ConnectionError: endpoint down)" in out.getvalue()
+
+
+def test_chat_model_resolution(monkeypatch):
+    from memfs_litellm import chat_command, local_model
+
+    model, kw = chat_command.resolve_model("ollama_chat/qwen3:14b", None, None)
+    assert (model, kw) == ("ollama_chat/qwen3:14b", {})
+    model, kw = chat_command.resolve_model("openai/local", None, None)
+    assert kw["api_base"] == "http://127.0.0.1:8765/v1"
+    monkeypatch.setattr(local_model, "endpoint_responds", lambda base, timeout=2.0: False)
+    monkeypatch.delenv("MEMFS_MODEL", raising=False)
+    with pytest.raises(ValueError, match="No model: pass --model"):
+        chat_command.resolve_model(None, None, None)
+    monkeypatch.setenv("MEMFS_MODEL", "anthropic/claude-x")
+    assert chat_command.resolve_model(None, "http://h/v1", "k") == (
+        "anthropic/claude-x",
+        {"api_base": "http://h/v1", "api_key": "k"},
+    )
+    monkeypatch.setattr(local_model, "endpoint_responds", lambda base, timeout=2.0: True)
+    assert chat_command.resolve_model(None, None, None)[0] == "openai/local"
+
+
+def test_chat_and_model_commands_are_registered():
+    from memfs.cli import build_parser
+
+    parser = build_parser()
+    args = parser.parse_args(["chat", "/tmp/ws", "--model", "openai/x", "--tools", "platform"])
+    assert (args.workspace, args.model, args.tools) == ("/tmp/ws", "openai/x", "platform")
+    assert parser.parse_args(["model", "status"]).model_command == "status"
