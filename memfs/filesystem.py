@@ -407,7 +407,18 @@ class MemFS(AbstractFileSystem):
             self._check_writable(p, "delete")
             if not self._rel(p):
                 raise UnsafePathError(p, "the workspace root cannot be deleted")
-        for p in reversed(self.expand_path(path, recursive=recursive, maxdepth=maxdepth)):
+        try:
+            expanded = self.expand_path(path, recursive=recursive, maxdepth=maxdepth)
+        except FileNotFoundError:  # fsspec's message is just the list of paths
+            paths = path if isinstance(path, list) else [path]
+            shown = ", ".join(repr(self._rel(p)) for p in paths)
+            raise FileNotFoundError(
+                errno.ENOENT,
+                f"Nothing to delete: no file or directory {shown} in the workspace. List the "
+                "directory to see what exists.",
+                shown,
+            ) from None
+        for p in reversed(expanded):
             rel = self._rel(p)
             if self.store.is_dir(rel):
                 self.store.rmdir(rel)

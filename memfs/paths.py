@@ -8,9 +8,14 @@ is touched, so no backend has to get confinement right on its own.
 from __future__ import annotations
 
 import errno
+import unicodedata
+from urllib.parse import unquote
 
 MAX_SEGMENT_BYTES = 255
 """Longest path segment in UTF-8 bytes: the common limit of local filesystems and S3 tools."""
+
+MAX_PATH_BYTES = 1024
+"""Longest workspace path in UTF-8 bytes: the S3 key limit, well under local PATH_MAX."""
 
 
 class UnsafePathError(PermissionError):
@@ -50,8 +55,40 @@ def normalize(path: str, *, allow_absolute: bool = False) -> str:
             )
         if len(seg.encode("utf-8", "surrogatepass")) > MAX_SEGMENT_BYTES:
             raise UnsafePathError(path, f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
+        why = _disguised_traversal(seg)
+        if why:
+            raise UnsafePathError(path, why)
         parts.append(seg)
-    return "/".join(parts)
+    rel = "/".join(parts)
+    if len(rel.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
+        raise UnsafePathError(path, f"the path is longer than {MAX_PATH_BYTES} bytes")
+    return rel
+
+
+def _disguised_traversal(seg: str) -> str | None:
+    """Why ``seg`` is a ``..`` or a separator in disguise, or None.
+
+    Such a name is harmless here, but a layer that decodes percent-escapes (a proxy, a UI,
+    S3 tooling), folds Unicode compatibility forms (NFKC: fullwidth '．．／', '‥', '∕') or
+    trims trailing dots and spaces (Windows) would turn it into a step out of the workspace.
+    """
+    forms = [seg]
+    if not seg.isascii() or "%" in seg:
+        decoded = seg
+        for _ in range(3):  # double and triple encoding
+            decoded = unquote(decoded, errors="surrogateescape")
+            forms.append(decoded)
+        forms += [unicodedata.normalize("NFKC", f) for f in list(forms)]
+    for form in forms:
+        if any(sep in form for sep in _SEPARATORS):
+            return "it contains a percent-encoded or look-alike path separator"
+        dots = form.strip(" \t")
+        if dots and set(dots) == {"."} and form != ".":
+            return "it is a '..' in disguise (percent-encoded, look-alike or padded dots)"
+    return None
+
+
+_SEPARATORS = ("/", "\\", "\x00", "\u2215", "\u2044", "\u29f8", "\u29f9")
 
 
 def parent(path: str) -> str:

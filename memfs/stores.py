@@ -116,6 +116,11 @@ class LocalFileStore:
             raise UnsafePathError(path, "it resolves through a symlink to outside the workspace")
         return rel, full
 
+    def _inside(self, host: str) -> bool:
+        """Whether ``host`` resolves, through any symlinks, to the root or below it."""
+        real = os.path.realpath(host)
+        return real == self.root or real.startswith(self.root + os.sep)
+
     def write(self, path: str, data: bytes) -> None:
         rel, full = self._full(path)
         if not rel:
@@ -171,7 +176,8 @@ class LocalFileStore:
             base = os.path.relpath(dirpath, self.root)
             base = "" if base == "." else base.replace(os.sep, "/")
             for name in sorted(filenames):
-                if not name.startswith(TEMP_PREFIX):
+                # a symlink out of the root is not part of the workspace: reads refuse it
+                if not name.startswith(TEMP_PREFIX) and self._inside(os.path.join(dirpath, name)):
                     out.append(f"{base}/{name}" if base else name)
         return out
 
@@ -219,7 +225,11 @@ class LocalFileStore:
             raise _not_found(rel)
         if not os.path.isdir(full):
             raise _not_a_directory(rel)
-        return sorted(n for n in os.listdir(full) if not n.startswith(TEMP_PREFIX))
+        return sorted(
+            n
+            for n in os.listdir(full)
+            if not n.startswith(TEMP_PREFIX) and self._inside(os.path.join(full, n))
+        )
 
     def _make_parents(self, rel: str) -> None:
         cur = self.root
@@ -385,6 +395,8 @@ class FsspecFileStore:
         self._local = isinstance(fs, LocalFileSystem)
         if self._local:
             fs.makedirs(self.root, exist_ok=True)
+        # On a local disk a symlink inside the root can point outside it: resolve and refuse.
+        self._real_root = os.path.realpath(fs._strip_protocol(self.root)) if self._local else ""
 
     def __repr__(self) -> str:
         protocol = self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]
@@ -394,7 +406,14 @@ class FsspecFileStore:
         rel = normalize(path)
         if not rel:
             return rel, self.root
-        return rel, f"{self.root}/{rel}" if self.root else rel
+        full = f"{self.root}/{rel}" if self.root else rel
+        if self._local and not self._inside(full):
+            raise UnsafePathError(path, "it resolves through a symlink to outside the workspace")
+        return rel, full
+
+    def _inside(self, full: str) -> bool:
+        real = os.path.realpath(self.fs._strip_protocol(full))
+        return real == self._real_root or real.startswith(self._real_root + os.sep)
 
     def _rel(self, full: str) -> str:
         full = self.fs._strip_protocol(full).rstrip("/")
@@ -446,6 +465,8 @@ class FsspecFileStore:
         for p in found:
             rel = self._rel(p)
             if rel and not rel.rsplit("/", 1)[-1].startswith(TEMP_PREFIX):
+                if self._local and not self._inside(p):
+                    continue  # reached through a symlink that leaves the workspace
                 out.append(rel)
         return sorted(out)
 
@@ -489,5 +510,7 @@ class FsspecFileStore:
             entries = self.fs.ls(full, detail=False)
         except FileNotFoundError:
             return []
+        if self._local:
+            entries = [p for p in entries if self._inside(p)]
         names = {self._rel(p).rsplit("/", 1)[-1] for p in entries}
         return sorted(n for n in names if n and not n.startswith(TEMP_PREFIX))
