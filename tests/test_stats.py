@@ -8,6 +8,8 @@ from typing import Any
 
 import fsspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from memfs import FsspecFileStore, InMemoryFileStore, LocalFileStore, MemFS
 from memfs.cli import main
 from memfs.counting import CountingFileStore
@@ -216,3 +218,21 @@ def test_scaled_store_keeps_the_proportions():
     assert _close(r.index.chars, 2 * SEED["index_chars"], 0.01)
     assert _close(r.derived_index.chars, 2 * SEED["derived_chars"], 0.10)
     assert r.types["project"] == 414 and r.without_description == 92
+
+
+_NAMES = st.sampled_from(["memory/a.md", "memory/b_c.md", "memory/sub/d.md", "MEMORY.md", "x.md"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(_NAMES, st.one_of(st.binary(max_size=300), st.text(max_size=300))))
+def test_fuzz_any_workspace_content_reports(files):
+    store = InMemoryFileStore()
+    for path, data in files.items():
+        store.write(
+            path, data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+        )
+    r = collect_stats(MemFS(store, clock=lambda: TODAY))
+    memory = [p for p in files if p.startswith("memory/")]
+    assert r.memory_files == len(memory)
+    assert r.index.exists == ("MEMORY.md" in files)
+    assert r.index.linked + r.index.orphans == len(memory)
