@@ -69,6 +69,30 @@ def coerce_date(value: Any) -> dt.date | None:
     return None
 
 
+_OPEN_BYTES = re.compile(rb"\A(?:\xef\xbb\xbf)?---[ \t]*\r?\n")
+_CLOSE_BYTES = re.compile(rb"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
+
+
+def recorded_date_of(raw: bytes) -> dt.date | None:
+    """:func:`recorded_date` of a file's bytes, decoding only the frontmatter block.
+
+    Every memory read asks this; the body can be 30 KB of CJK text whose decoding would cost
+    more than the read itself. The fences are ASCII, so they sit at the same places in the
+    bytes as in the text. Frontmatter that is not UTF-8 gives None, like broken YAML.
+    """
+    m = _OPEN_BYTES.match(raw)
+    if not m:
+        return None
+    close = _CLOSE_BYTES.search(raw, m.end())
+    if not close:
+        return None
+    try:
+        head = raw[: close.end()].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return recorded_date(head)
+
+
 def recorded_date(text: str) -> dt.date | None:
     """``metadata.recorded`` of a memory file, or None (no frontmatter, bad YAML, no date)."""
     parts = split_frontmatter(text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from memfs.frontmatter_block import recorded_date
+from memfs.frontmatter_block import recorded_date_of
 
 REMINDER_OPEN = "<system-reminder>"
 REMINDER_CLOSE = "</system-reminder>"
@@ -52,23 +52,34 @@ def age_in_days(recorded: dt.date, today: dt.date) -> int:
     return (today - recorded).days
 
 
+# Every tag _TAG matches spells "reminder", any case. Under IGNORECASE r/e/m/n/d match only
+# ASCII and i also matches U+0130/U+0131, so ASCII-lowercased bytes without this hold no tag.
+_TAG_HINT = re.compile(rb"rem(?:i|\xc4\xb0|\xc4\xb1)nder")
+
+
+def _neutralized(raw: bytes) -> bytes:
+    """``raw`` with reminder-like tags escaped; every other byte, valid UTF-8 or not, kept."""
+    if not _TAG_HINT.search(raw.lower()):
+        return raw  # the hot path: no decode, no regex over the body
+    text = raw.decode("utf-8", "surrogateescape")
+    body, escaped = _TAG.subn(_escape, text)
+    return body.encode("utf-8", "surrogateescape") if escaped else raw
+
+
 def decorate(raw: bytes, today: dt.date) -> bytes:
     """The decorated view of a memory file: one genuine reminder (if stale) + neutralised body.
 
-    Never raises: binary or non-UTF-8 content, no frontmatter, broken YAML and missing or bad
-    dates all return the content without a reminder.
+    Never raises: binary content, no frontmatter, frontmatter that is not UTF-8, broken YAML
+    and missing or bad dates all return the content without a reminder. Only the frontmatter
+    is decoded to find the date; tags are neutralised in any content, UTF-8 or not.
     """
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw
-    body, escaped = _TAG.subn(_escape, text)
-    recorded = recorded_date(text)
+    body = _neutralized(raw)
+    recorded = recorded_date_of(raw)
     if recorded is not None:
         days = age_in_days(recorded, today)
         if days > FRESH_DAYS:
-            return (reminder_text(days) + "\n" + body).encode("utf-8")
-    return body.encode("utf-8") if escaped else raw
+            return reminder_text(days).encode("utf-8") + b"\n" + body
+    return body
 
 
 def strip_reminders(data: bytes) -> bytes:
