@@ -296,3 +296,18 @@ def test_memfs_mcp_over_streamable_http(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(timeout=30)
     assert (tmp_path / "ws" / INDEX_FILE).read_text() == INDEX
+
+
+def test_memory_file_names_outside_ascii_are_percent_encoded_uris(fs: MemFS) -> None:
+    fs.pipe_file("memory/使用者 角色.md", ROLE.encode())
+
+    async def body(client: Client) -> None:
+        uris = [r.uri for r in (await client.list_resources()).resources]
+        assert uris == [
+            INDEX_URI,
+            "memfs:///memory/%E4%BD%BF%E7%94%A8%E8%80%85%20%E8%A7%92%E8%89%B2.md",
+        ]
+        text = resource_text(await client.read_resource(uris[1]))
+        assert text == f"{reminder_text(64)}\n{ROLE}"
+
+    connect(fs, body)

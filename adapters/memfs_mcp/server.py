@@ -20,6 +20,7 @@ the read-only refusal all happen inside MemFS.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote, unquote
 
 import mcp_types as types
 from anyio.to_thread import run_sync
@@ -69,6 +70,11 @@ def tool_annotations(name: str) -> types.ToolAnnotations:
         idempotent_hint=None if read_only else hints["idempotent_hint"],
         open_world_hint=False,
     )
+
+
+def uri_of(path: str) -> str:
+    """The resource URI of a workspace path (percent-encoded, so any file name is a valid URI)."""
+    return URI_PREFIX + quote(path, safe="/")
 
 
 def is_error_result(text: str) -> bool:
@@ -141,7 +147,7 @@ def build_server(
             )
         ]
         for path in await run_sync(memory_files):
-            resources.append(types.Resource(name=path, uri=URI_PREFIX + path, mime_type=MARKDOWN))
+            resources.append(types.Resource(name=path, uri=uri_of(path), mime_type=MARKDOWN))
         return types.ListResourcesResult(resources=resources)
 
     async def list_resource_templates(
@@ -164,7 +170,7 @@ def build_server(
                 types.INVALID_PARAMS, f"Unknown resource {uri!r}; resources start {URI_PREFIX}."
             )
         try:
-            rel = normalize(uri[len(URI_PREFIX) :])
+            rel = normalize(unquote(uri[len(URI_PREFIX) :]))
         except UnsafePathError as e:
             raise MCPError(types.INVALID_PARAMS, str(e.strerror)) from e
         if rel != INDEX_FILE and not fs.is_memory_file(rel):
