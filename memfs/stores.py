@@ -9,25 +9,52 @@ Backends:
 * :class:`LocalFileStore` — a directory on disk; atomic writes, confined to its root.
 * :class:`InMemoryFileStore` — a dict, for tests and ephemeral runs.
 * :class:`FsspecFileStore` — any fsspec filesystem under a root prefix (``s3://bucket/ws``).
+
+Conditional writes: each backend's ``write`` also takes two keyword-only preconditions,
+``expected_sha256`` (lowercase hex sha256 of the bytes the writer read; a mismatch raises
+:class:`~memfs.concurrency.PreconditionFailedError`) and ``create`` (the path must be free, else
+:class:`~memfs.concurrency.PathConflictError`). They are an extension, not a twelfth method: a
+platform store without them still satisfies :class:`FileStore`, and MemFS then falls back to a
+process-local compare-and-write (:func:`supports_preconditions`). How each backend makes the
+compare-and-write atomic is described in :mod:`memfs.concurrency`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import inspect
 import os
 import shutil
-import tempfile
 import threading
 from typing import Any, Protocol, runtime_checkable
 
 import fsspec
+import fsspec.asyn
 from fsspec.implementations.local import LocalFileSystem
 
+from memfs.concurrency import (
+    TEMP_PREFIX,
+    PathConflictError,
+    PreconditionFailedError,
+    check_precondition,
+    check_sha256,
+    content_sha256,
+    host_path_lock,
+    read_host_file,
+    write_file_atomic,
+)
 from memfs.paths import UnsafePathError, normalize, parent
 
-TEMP_PREFIX = ".memfs-tmp-"
-"""Name prefix of in-flight atomic writes; listings never show these."""
+__all__ = [
+    "TEMP_PREFIX",
+    "ConditionalFileStore",
+    "FileStore",
+    "FsspecFileStore",
+    "InMemoryFileStore",
+    "LocalFileStore",
+    "supports_preconditions",
+]
 
 
 @runtime_checkable
@@ -35,7 +62,11 @@ class FileStore(Protocol):
     """The platform's FileStore. Do not add methods: the platform has exactly these."""
 
     def write(self, path: str, data: bytes) -> None:
-        """Store ``data`` at ``path``, creating parent directories; replaces atomically."""
+        """Store ``data`` at ``path``, creating parent directories; replaces atomically.
+
+        The built-in backends also accept ``*, expected_sha256=None, create=False``
+        (see the module docstring); the platform's protocol does not require them.
+        """
 
     def write_from_path(self, path: str, local_path: str) -> None:
         """Store the bytes of the local file ``local_path`` at ``path``."""
@@ -68,6 +99,34 @@ class FileStore(Protocol):
         """Names (not paths) of the direct children of the directory ``path``."""
 
 
+@runtime_checkable
+class ConditionalFileStore(FileStore, Protocol):
+    """A FileStore whose ``write`` also takes the precondition keywords (all built-in ones)."""
+
+    def write(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
+        """Store ``data``; refuse it if the stored bytes changed or (``create``) exist."""
+
+
+def supports_preconditions(store: object) -> bool:
+    """Whether ``store.write`` takes the ``expected_sha256`` and ``create`` keywords."""
+    try:
+        params = inspect.signature(store.write).parameters  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return "expected_sha256" in params and "create" in params
+
+
+def _expected(expected_sha256: str | None) -> str | None:
+    return None if expected_sha256 is None else check_sha256(expected_sha256)
+
+
 def _not_found(path: str) -> FileNotFoundError:
     return FileNotFoundError(
         errno.ENOENT,
@@ -98,7 +157,12 @@ def _not_empty(path: str) -> OSError:
 
 
 class LocalFileStore:
-    """A workspace in a local directory: atomic writes, every path confined to ``root``."""
+    """A workspace in a local directory: atomic writes, every path confined to ``root``.
+
+    Every write and delete holds a per-path ``flock`` (:func:`memfs.concurrency.host_path_lock`),
+    so a conditional write's compare and replace are one step for every process sharing the
+    directory; data goes to a temp file that is fsynced and renamed over the target.
+    """
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         os.makedirs(root, exist_ok=True)
@@ -121,26 +185,29 @@ class LocalFileStore:
         real = os.path.realpath(host)
         return real == self.root or real.startswith(self.root + os.sep)
 
-    def write(self, path: str, data: bytes) -> None:
+    def write(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
         rel, full = self._full(path)
         if not rel:
             raise _is_a_directory(rel)
         if os.path.isdir(full):
             raise _is_a_directory(rel)
+        expected = _expected(expected_sha256)
+        data = bytes(data)
         self._make_parents(rel)
-        # Temp file beside the target + fsync + rename: readers see the old or the new bytes.
-        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=os.path.dirname(full))
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, full)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
-        self._fsync_dir(os.path.dirname(full))
+        with host_path_lock(full):
+            if (expected is not None or create) and check_precondition(
+                rel, read_host_file(full), data, expected_sha256=expected, create=create
+            ):
+                return
+            # Temp file beside the target + fsync + rename: readers see the old or the new bytes.
+            write_file_atomic(full, data)
 
     def write_from_path(self, path: str, local_path: str) -> None:
         with open(local_path, "rb") as f:
@@ -190,7 +257,8 @@ class LocalFileStore:
         if os.path.isdir(full):
             raise _is_a_directory(rel)
         try:
-            os.unlink(full)
+            with host_path_lock(full):
+                os.unlink(full)
         except (FileNotFoundError, NotADirectoryError):
             raise _not_found(rel) from None
 
@@ -211,9 +279,19 @@ class LocalFileStore:
         try:
             os.rmdir(full)
         except OSError as e:
-            if e.errno in (errno.ENOTEMPTY, errno.EEXIST):
+            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            # Empty as listed but for what a killed writer left (temp or lock files): sweep them.
+            left = os.listdir(full)
+            if not left or not all(n.startswith(TEMP_PREFIX) for n in left):
                 raise _not_empty(rel) from None
-            raise
+            for name in left:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(full, name))
+            try:
+                os.rmdir(full)
+            except OSError:
+                raise _not_empty(rel) from None
 
     def is_dir(self, path: str) -> bool:
         _, full = self._full(path)
@@ -250,19 +328,6 @@ class LocalFileStore:
                 if not os.path.isdir(cur):
                     raise
 
-    @staticmethod
-    def _fsync_dir(dirpath: str) -> None:
-        try:
-            fd = os.open(dirpath, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-
 
 class InMemoryFileStore:
     """A workspace held in a dict; thread-safe, for tests and ephemeral runs."""
@@ -281,8 +346,17 @@ class InMemoryFileStore:
         prefix = rel + "/"
         return any(p.startswith(prefix) for p in self._files)
 
-    def write(self, path: str, data: bytes) -> None:
+    def write(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
         rel = normalize(path)
+        expected = _expected(expected_sha256)
+        data = bytes(data)
         with self._lock:
             if self._is_dir(rel):
                 raise _is_a_directory(rel)
@@ -291,7 +365,11 @@ class InMemoryFileStore:
                 if anc in self._files:
                     raise _not_a_directory(anc)
                 anc = parent(anc)
-            self._files[rel] = bytes(data)
+            if (expected is not None or create) and check_precondition(
+                rel, self._files.get(rel), data, expected_sha256=expected, create=create
+            ):
+                return
+            self._files[rel] = data
 
     def write_from_path(self, path: str, local_path: str) -> None:
         with open(local_path, "rb") as f:
@@ -378,14 +456,37 @@ class InMemoryFileStore:
             return sorted(names)
 
 
+_PROCESS_LOCK = threading.RLock()
+"""Compare-and-write on fsspec backends with no native precondition: atomic within a process."""
+
+
+def _is_precondition_failure(e: BaseException) -> bool:
+    """Whether an s3fs error is S3's 412 (or the 409 AWS returns for a racing conditional PUT)."""
+    for err in (e, e.__cause__):
+        response = getattr(err, "response", None)
+        if isinstance(response, dict):
+            code = str(response.get("Error", {}).get("Code", ""))
+            if code in ("PreconditionFailed", "ConditionalRequestConflict", "412", "409"):
+                return True
+    return False
+
+
 class FsspecFileStore:
     """A workspace under a root prefix of any fsspec filesystem (``s3://bucket/items/42``).
 
-    Writes are one ``pipe_file`` call, which object stores apply atomically (a single PUT).
+    Writes are one ``pipe_file`` call, which object stores apply atomically (a single PUT); on a
+    local directory they are temp file + rename under the same per-path lock as
+    :class:`LocalFileStore`. Conditional writes on S3 are ``PutObject`` with ``If-Match`` (the
+    ETag of the version whose bytes hash to ``expected_sha256``) or ``If-None-Match: *``.
+
+    Several processes ("pods") share one S3 prefix, so a store built from a URL turns s3fs's
+    listing cache off (``use_listings_cache=False``); pass the same option when handing in a
+    filesystem object, or another pod's new files stay invisible to ``ls``/``exists``.
     """
 
     def __init__(self, url_or_fs: str | fsspec.AbstractFileSystem, root: str = "", **options: Any):
         if isinstance(url_or_fs, str):
+            options.setdefault("use_listings_cache", False)
             fs, url_root = fsspec.core.url_to_fs(url_or_fs, **options)
             root = url_root if not root else f"{url_root.rstrip('/')}/{root.strip('/')}"
         else:
@@ -393,6 +494,10 @@ class FsspecFileStore:
         self.fs: fsspec.AbstractFileSystem = fs
         self.root = root.rstrip("/")
         self._local = isinstance(fs, LocalFileSystem)
+        self._s3 = hasattr(fs, "_call_s3") and hasattr(fs, "split_path")
+        # S3 only: ETag of the last version this store read or wrote, keyed by full path, with
+        # the sha256 of its bytes, so a conditional write after a read needs no second GET.
+        self._etags: dict[str, tuple[str, str]] = {}
         if self._local:
             fs.makedirs(self.root, exist_ok=True)
         # On a local disk a symlink inside the root can point outside it: resolve and refuse.
@@ -422,25 +527,134 @@ class FsspecFileStore:
             return full[len(root) + 1 :]
         return full if not root else ""
 
-    def write(self, path: str, data: bytes) -> None:
+    def write(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
         rel, full = self._full(path)
         if not rel or self.fs.isdir(full):
             raise _is_a_directory(rel)
+        expected = _expected(expected_sha256)
+        conditional = expected is not None or create
+        data = bytes(data)
         if self._local:
             self.fs.makedirs(self.fs._parent(full), exist_ok=True)
-        self.fs.pipe_file(full, bytes(data))
+            host = self.fs._strip_protocol(full)
+            with host_path_lock(host):
+                if conditional and check_precondition(
+                    rel, read_host_file(host), data, expected_sha256=expected, create=create
+                ):
+                    return
+                write_file_atomic(host, data)
+        elif self._s3:
+            if conditional:
+                self._s3_conditional_put(rel, full, data, expected, create)
+            else:
+                self._remember(full, data, self.fs.pipe_file(full, data))
+        else:
+            with _PROCESS_LOCK:
+                if conditional and check_precondition(
+                    rel, self._current(full), data, expected_sha256=expected, create=create
+                ):
+                    return
+                self.fs.pipe_file(full, data)
+
+    def _current(self, full: str) -> bytes | None:
+        try:
+            return bytes(self.fs.cat_file(full))
+        except FileNotFoundError:
+            return None
+
+    # -- S3 conditional writes --------------------------------------------------------------------
+
+    def _s3_get(self, full: str) -> tuple[bytes, str]:
+        """One GET returning the bytes and the ETag of the same version."""
+        bucket, key, _ = self.fs.split_path(full)
+        s3: Any = self.fs
+
+        async def get() -> tuple[bytes, str]:
+            resp = await s3._call_s3("get_object", Bucket=bucket, Key=key)
+            body = resp["Body"]
+            try:
+                data = await body.read()
+            finally:
+                body.close()
+            return bytes(data), str(resp.get("ETag", ""))
+
+        data, etag = fsspec.asyn.sync(s3.loop, get)
+        self._etags[full] = (content_sha256(data), etag)
+        return data, etag
+
+    def _remember(self, full: str, data: bytes, response: Any) -> None:
+        etag = response.get("ETag") if isinstance(response, dict) else None
+        if etag:
+            self._etags[full] = (content_sha256(data), str(etag))
+        else:
+            self._etags.pop(full, None)
+
+    def _s3_current(self, full: str) -> bytes | None:
+        try:
+            return self._s3_get(full)[0]
+        except FileNotFoundError:
+            self._etags.pop(full, None)
+            return None
+
+    def _s3_conditional_put(
+        self, rel: str, full: str, data: bytes, expected: str | None, create: bool
+    ) -> None:
+        if create:
+            try:
+                response = self.fs.pipe_file(full, data, mode="create")  # If-None-Match: *
+            except OSError as e:
+                if not isinstance(e, FileExistsError) and not _is_precondition_failure(e):
+                    raise
+                current = self._s3_current(full)
+                actual = None if current is None else content_sha256(current)
+                raise PathConflictError(rel, None, actual) from None
+            self._remember(full, data, response)
+            return
+        assert expected is not None
+        known = self._etags.get(full)
+        if known is not None and known[0] == expected:
+            etag = known[1]
+        else:
+            current = self._s3_current(full)
+            if check_precondition(rel, current, data, expected_sha256=expected, create=False):
+                return
+            etag = self._etags[full][1]
+        try:
+            response = self.fs.pipe_file(full, data, IfMatch=etag)
+        except OSError as e:
+            if not isinstance(e, FileNotFoundError) and not _is_precondition_failure(e):
+                raise
+            current = self._s3_current(full)
+            if check_precondition(rel, current, data, expected_sha256=expected, create=False):
+                return  # lost the race to a writer that stored the very same bytes
+            raise PreconditionFailedError(
+                rel, expected, None if current is None else content_sha256(current)
+            ) from None
+        self._remember(full, data, response)
 
     def write_from_path(self, path: str, local_path: str) -> None:
         rel, full = self._full(path)
         if not rel:
             raise _is_a_directory(rel)
         if self._local:
-            self.fs.makedirs(self.fs._parent(full), exist_ok=True)
+            with open(local_path, "rb") as f:
+                self.write(path, f.read())
+            return
+        self._etags.pop(full, None)
         self.fs.put_file(local_path, full)
 
     def read(self, path: str) -> bytes:
         rel, full = self._full(path)
         try:
+            if self._s3:
+                return self._s3_get(full)[0]
             return bytes(self.fs.cat_file(full))
         except FileNotFoundError:
             if rel == "" or self.fs.isdir(full):
@@ -478,6 +692,15 @@ class FsspecFileStore:
         rel, full = self._full(path)
         if not self.fs.isfile(full):
             raise _is_a_directory(rel) if self.fs.isdir(full) else _not_found(rel)
+        self._etags.pop(full, None)
+        if self._local:
+            host = self.fs._strip_protocol(full)
+            try:
+                with host_path_lock(host):
+                    os.unlink(host)
+            except (FileNotFoundError, NotADirectoryError):
+                raise _not_found(rel) from None
+            return
         self.fs.rm_file(full)
 
     def mkdir(self, path: str) -> None:

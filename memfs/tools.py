@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
+from memfs.concurrency import update_with_retry
 from memfs.filesystem import INDEX_FILE, MemFS, read_only_error
 from memfs.paths import UnsafePathError, normalize
 
@@ -358,31 +359,40 @@ class FileToolExecutor:
             )
         if args.old_string == args.new_string:
             raise ToolCallError("old_string and new_string are the same; nothing would change.")
-        raw = self.fs.raw.cat_file(rel)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ToolCallError(f"{rel!r} is not UTF-8 text; it cannot be edited.") from e
-        where = _line_numbers(text, args.old_string)
-        if not where:
-            hint = ""
-            if "system-reminder" in args.old_string:
-                hint = (
-                    " The staleness reminder shown by read_file is not stored in the file; "
-                    "leave it out of old_string."
+        where: list[int] = []
+
+        def change(raw: bytes | None) -> bytes:
+            if raw is None:
+                raise FileNotFoundError(
+                    errno.ENOENT, f"No such file: {rel!r}; it was deleted before the edit."
                 )
-            raise ToolCallError(
-                f"old_string was not found in {rel}. Read the file again with read_file and "
-                f"copy the exact text, including spaces and line breaks.{hint}"
-            )
-        if len(where) > 1:
-            raise ToolCallError(
-                f"old_string was found {len(where)} times in {rel}, at lines "
-                f"{', '.join(map(str, where))}. Include more surrounding text so it matches "
-                "exactly once."
-            )
-        new = text.replace(args.old_string, args.new_string, 1).encode("utf-8")
-        self.fs.pipe_file(rel, new)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ToolCallError(f"{rel!r} is not UTF-8 text; it cannot be edited.") from e
+            where[:] = _line_numbers(text, args.old_string)
+            if not where:
+                hint = ""
+                if "system-reminder" in args.old_string:
+                    hint = (
+                        " The staleness reminder shown by read_file is not stored in the file; "
+                        "leave it out of old_string."
+                    )
+                raise ToolCallError(
+                    f"old_string was not found in {rel}. Read the file again with read_file and "
+                    f"copy the exact text, including spaces and line breaks.{hint}"
+                )
+            if len(where) > 1:
+                raise ToolCallError(
+                    f"old_string was found {len(where)} times in {rel}, at lines "
+                    f"{', '.join(map(str, where))}. Include more surrounding text so it matches "
+                    "exactly once."
+                )
+            return text.replace(args.old_string, args.new_string, 1).encode("utf-8")
+
+        # Read raw -> replace -> write only if the file is still what was read; a concurrent
+        # turn's edit is re-read and this one re-applied on top (bounded), never overwritten.
+        update_with_retry(self.fs, rel, change)
         return f"Edited {rel} (line {where[0]}).{self._index_note(rel)}"
 
     def _list_files(self, args: ListFilesArgs) -> str:
