@@ -39,6 +39,10 @@ _FRAME_TAG = re.compile(
 
 def escape_frame_tags(text: str) -> str:
     """Make every frame-like tag in file content inert by escaping its opening bracket."""
+    # Every match starts with one of these characters; a str find per character is ~10x
+    # cheaper than the regex over a 17k-character CJK index, which runs on every turn.
+    if not any(c in text for c in _LT):
+        return text
     return _FRAME_TAG.sub("&lt;", text)
 
 
