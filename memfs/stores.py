@@ -26,6 +26,7 @@ import errno
 import inspect
 import os
 import shutil
+import stat
 import threading
 from typing import Any, Protocol, runtime_checkable
 
@@ -175,15 +176,35 @@ class LocalFileStore:
         """Normalised workspace path and its host path; refuses symlinks that leave the root."""
         rel = normalize(path)
         full = os.path.join(self.root, *rel.split("/")) if rel else self.root
-        real = os.path.realpath(full)
-        if real != self.root and not real.startswith(self.root + os.sep):
+        if not self._inside(full):
             raise UnsafePathError(path, "it resolves through a symlink to outside the workspace")
         return rel, full
 
     def _inside(self, host: str) -> bool:
         """Whether ``host`` resolves, through any symlinks, to the root or below it."""
+        # The root is already real, so below it only a symlink can lead out: lstat the few
+        # components under the root and resolve the whole path only when one is a link.
+        # (os.path.realpath is pure Python and lstats every component from "/": it was most
+        # of the cost of a memory read.)
+        prefix = self.root + os.sep
+        if host == self.root:
+            return True
+        if host.startswith(prefix):
+            cur = self.root
+            for seg in host[len(prefix) :].split(os.sep):
+                if seg in ("", ".", ".."):
+                    break
+                cur = cur + os.sep + seg
+                try:
+                    mode = os.lstat(cur).st_mode
+                except OSError:
+                    return True  # missing: nothing below it can resolve anywhere else
+                if stat.S_ISLNK(mode):
+                    break
+            else:
+                return True
         real = os.path.realpath(host)
-        return real == self.root or real.startswith(self.root + os.sep)
+        return real == self.root or real.startswith(prefix)
 
     def write(
         self,
@@ -215,15 +236,19 @@ class LocalFileStore:
 
     def read(self, path: str) -> bytes:
         rel, full = self._full(path)
-        if os.path.isdir(full):
-            raise _is_a_directory(rel)
         try:
             with open(full, "rb") as f:
                 return f.read()
+        except IsADirectoryError:
+            raise _is_a_directory(rel) from None
         except FileNotFoundError:
             raise _not_found(rel) from None
         except NotADirectoryError:
             raise _not_found(rel) from None
+        except PermissionError:
+            if os.path.isdir(full):  # Windows reports a directory as access denied
+                raise _is_a_directory(rel) from None
+            raise
 
     def read_to_file(self, path: str, local_path: str) -> None:
         rel, full = self._full(path)
