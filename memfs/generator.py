@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+import re
 from statistics import NormalDist
 
 from pydantic import BaseModel, Field
@@ -35,7 +36,7 @@ SEED_INDEX_CHARS = 17652
 SEED_INDEX_BYTES = 22365  # UTF-8: about 2,400 of the characters are CJK (3 bytes each)
 SEED_COLD_COST = 49  # characters per folded memory (§4.3)
 SEED_DESCRIPTION_CHARS = 109  # average description length (§4.2)
-INDEX_ZH = 0.33  # Chinese share of index sentences, so bytes/characters match the seed's
+INDEX_ZH = 0.3  # Chinese share of index sentences, so bytes/characters match the seed's
 MAX_AGE_DAYS = 75  # about two months of heavy use, plus a little
 
 _ZH = [
@@ -146,16 +147,33 @@ def _sentence(rng: random.Random, zh: float = 0.6) -> str:
     return s[0].upper() + s[1:] + "."
 
 
+def _cut(text: str, chars: int) -> str:
+    """At most ``chars`` characters of ``text``, not ending inside an English word."""
+    if len(text) <= chars:
+        return text
+    cut = text[:chars]
+    if text[chars].isascii() and text[chars].isalnum() and cut[-1].isascii():
+        space = cut.rfind(" ")
+        if space > chars // 2:
+            cut = cut[:space]
+    return cut.rstrip(" ,;:，")
+
+
 def _text_of_length(rng: random.Random, chars: int, zh: float = 0.6) -> str:
-    """Mixed text of exactly ``chars`` characters (no newline); ``zh`` is the Chinese share."""
+    """Mixed text of at most ``chars`` characters (no newline); ``zh`` is the Chinese share."""
     parts: list[str] = []
     total = 0
-    while total < chars:
+    while total <= chars:
         s = _sentence(rng, zh)
         parts.append(s)
         total += len(s) + 1
-    text = " ".join(parts)[:chars].rstrip()
-    return text + "." * (chars - len(text))
+    return _cut(" ".join(parts), chars)
+
+
+def _title(rng: random.Random, chars: int, zh: float) -> str:
+    """A short title: the first clause of a sentence, at most ``chars`` characters."""
+    clause = re.split(r"[，,;；。]|\. ", _sentence(rng, zh).rstrip("。."))[0]
+    return _cut(clause, chars)
 
 
 def _names(n: int, rng: random.Random) -> list[str]:
@@ -283,8 +301,9 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
             links = []
             for m in members:
                 link_path = paths[m]
-                title_len = max(2, SEED_COLD_COST - 7 - len(link_path) + rng.randint(-4, 4))
-                links.append(f"[{_text_of_length(rng, title_len, INDEX_ZH).rstrip('.。')}]({link_path})")
+                title_len = max(2, SEED_COLD_COST - 4 - len(link_path) + rng.randint(-4, 4))
+                title = _text_of_length(rng, title_len, INDEX_ZH).rstrip("。. ")
+                links.append(f"[{title}]({link_path})")
             label = _LABELS[g % len(_LABELS)]
             sep = rng.choice(["、", " · ", "，"])
             packed.append(f"- {label}：" + sep.join(links))
@@ -292,17 +311,20 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
     target_chars = _scaled(SEED_INDEX_CHARS, n_files)
     packed_chars = sum(len(p) + 1 for p in packed)
     hot_avg = max(40, (target_chars - packed_chars) / max(1, n_hot) - 1)
-    hot_lines = []
+    hot_lines: list[str] = []
+    carry = 0  # characters earlier lines fell short of their target (cuts land on word ends)
     for k, m in enumerate(hot):
-        title = _text_of_length(rng, rng.randint(6, 16), INDEX_ZH).rstrip(".。 ")
+        title = _title(rng, rng.randint(8, 24), INDEX_ZH)
         head = f"- [{title}]({paths[m]}) — "
-        want = round(hot_avg) + (18 if k % 2 else -18)
-        hot_lines.append(head + _text_of_length(rng, max(10, want - len(head)), INDEX_ZH))
-    # Fix rounding so the total lands on the target exactly.
+        want = round(hot_avg) + (18 if k % 2 else -18) + carry
+        line = head + _text_of_length(rng, max(10, want - len(head)), INDEX_ZH)
+        carry = want - len(line)
+        hot_lines.append(line)
+    # Land on the target exactly: the last line absorbs what is left.
     index_text = "\n".join(hot_lines + packed) + "\n"
     diff = target_chars - len(index_text)
     if hot_lines and diff > 0:
-        hot_lines[-1] += "." * diff
+        hot_lines[-1] += (" " + _ascii_filler(rng, diff))[:diff]
     elif hot_lines and diff < 0:
         hot_lines[-1] = hot_lines[-1][: max(len(hot_lines[-1]) + diff, 10)]
     index_text = "\n".join(hot_lines + packed) + "\n"
