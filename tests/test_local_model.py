@@ -89,7 +89,7 @@ def test_server_config_uses_the_models_own_template(tmp_path):
     assert model == {
         "model": str(tmp_path / "m.gguf"),
         "model_alias": "local",
-        "n_ctx": 8192,
+        "n_ctx": 16384,
         "n_threads": 2,
     }
     assert "chat_format" not in model

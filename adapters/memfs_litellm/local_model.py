@@ -49,7 +49,8 @@ PARTS_VERSION = "0.2.0"
 N_PARTS = 22
 MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 EXPECTED_BYTES = 1_117_320_768
-DEFAULT_N_CTX = 8192
+DEFAULT_N_CTX = 16384
+"""The platform tool table alone is ~6.4k Qwen tokens; 16k leaves room for a few tool steps."""
 
 
 def api_base(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
