@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 
 from memfs.frontmatter_block import recorded_date_of
 
@@ -27,13 +28,63 @@ def reminder_text(days: int) -> str:
     )
 
 
-# Anything a model could read as opening or closing a reminder: any case, spaces inside the
-# brackets, and the bracket look-alikes a tokenizer may fold into '<' / '>'.
-_LT = "<\uff1c\ufe64\u2039\u3008\u2329\u27e8"
-_GT = ">\uff1e\ufe65\u203a\u3009\u232a\u27e9"
-_TAG = re.compile(
-    rf"[{_LT}]\s*/?\s*system[\s_\-\u2010-\u2015]*reminder\b[^{_LT}{_GT}]*[{_GT}]", re.IGNORECASE
+# Anything a model could read as opening or closing a reminder: any case; spaces, separators
+# and invisible characters (format characters, combining marks, variation selectors) anywhere
+# inside; letters in compatibility forms (fullwidth, mathematical, circled) and common Cyrillic,
+# Greek and small-capital look-alikes; and the bracket look-alikes a tokenizer may fold into
+# '<' / '>'.
+_LT = "<\uff1c\ufe64\u2039\u3008\u2329\u27e8\u02c2\u1438\u276e"
+_GT = ">\uff1e\ufe65\u203a\u3009\u232a\u27e9\u02c3\u1433\u276f"
+_INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e01ef"
+    "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 )
+_LOOKALIKES = {
+    "c": "сϲᴄ", "d": "ԁᴅ", "e": "еєҽεᴇ", "f": "ꜰ", "i": "іιɩɪıİ", "l": "ӏʟ", "m": "мᴍ",
+    "n": "пոɴ", "o": "оοᴏօ", "r": "гʀ", "s": "ѕꜱſ", "t": "тτᴛ", "x": "хχ", "y": "уүʏγ",
+}  # fmt: skip
+_COMPAT_RANGES = ((0xFF21, 0xFF5A), (0x1D400, 0x1D6A3), (0x24B6, 0x24E9), (0x1F130, 0x1F189))
+
+
+def _letter_classes(word: str) -> dict[str, str]:
+    classes = {c: c + c.upper() + _LOOKALIKES.get(c, "") for c in set(word)}
+    for low, high in _COMPAT_RANGES:
+        for cp in range(low, high + 1):
+            folded = unicodedata.normalize("NFKC", chr(cp)).lower()
+            if folded in classes:
+                classes[folded] += chr(cp)
+    return {c: "".join(sorted(set(chars + chars.upper()))) for c, chars in classes.items()}
+
+
+_GAP = rf"[\s{_INVISIBLE}]*"
+_SEP = rf"[\s_\-\u2010-\u2015\u2212\ufe63\uff0d\uff3f{_INVISIBLE}]*"
+
+
+def _spelled(name: str) -> str:
+    """``name`` (words joined by '-' or '_') as a pattern for every way a model could read it."""
+    classes = _letter_classes(name.replace("-", "").replace("_", ""))
+    words = re.split(r"[-_]", name)
+    return _SEP.join(
+        f"[{_INVISIBLE}]*".join(f"[{re.escape(classes[c])}]" for c in word) for word in words
+    )
+
+
+def tag_pattern(*names: str) -> re.Pattern[str]:
+    """A tag a model could read as ``<name …>`` or ``</name …>``, for any of ``names``.
+
+    A match runs from the opening bracket to the closing one, or ends after the name when no
+    closing bracket follows before the next '<': an unclosed ``</system-reminder`` reads as a
+    close too, and escaping it in the same pass keeps ``<system reminder<system-reminder>>``
+    from closing into a new tag once the inner one is escaped. The context frame can use this
+    for its own tag names.
+    """
+    spelled = "|".join(_spelled(n) for n in names)
+    # No IGNORECASE: the letter classes hold both cases already, and matching is 3x faster.
+    return re.compile(rf"[{_LT}]{_GAP}/?{_GAP}(?:{spelled})\b(?:[^{_LT}{_GT}]*[{_GT}])?")
+
+
+_TAG = tag_pattern("system-reminder")
 _GENUINE = re.compile(
     r"\A<system-reminder>This memory is \d+ days old\. [^<]*</system-reminder>\r?\n",
 )
@@ -45,21 +96,26 @@ def neutralize_tags(text: str) -> str:
 
 
 def _escape(m: re.Match[str]) -> str:
-    return "&lt;" + m.group(0)[1:-1] + "&gt;"
+    tag = m.group(0)
+    return "&lt;" + (tag[1:-1] + "&gt;" if tag[-1] in _GT else tag[1:])
 
 
 def age_in_days(recorded: dt.date, today: dt.date) -> int:
     return (today - recorded).days
 
 
-# Every tag _TAG matches spells "reminder", any case. Under IGNORECASE r/e/m/n/d match only
-# ASCII and i also matches U+0130/U+0131, so ASCII-lowercased bytes without this hold no tag.
-_TAG_HINT = re.compile(rb"rem(?:i|\xc4\xb0|\xc4\xb1)nder")
+def _may_hold_tag(raw: bytes) -> bool:
+    """Whether ``raw`` holds any of the _LT brackets every tag starts with (letters can be
+    look-alikes, so the bracket is the cheap test); one memchr for ASCII content."""
+    if raw.isascii():
+        return b"<" in raw
+    text = raw.decode("utf-8", "surrogateescape")
+    return any(lt in text for lt in _LT)
 
 
 def _neutralized(raw: bytes) -> bytes:
     """``raw`` with reminder-like tags escaped; every other byte, valid UTF-8 or not, kept."""
-    if not _TAG_HINT.search(raw.lower()):
+    if not _may_hold_tag(raw):
         return raw  # the hot path: no decode, no regex over the body
     text = raw.decode("utf-8", "surrogateescape")
     body, escaped = _TAG.subn(_escape, text)

@@ -143,9 +143,8 @@ class World:
         (tmp_path / "outside" / "secret.txt").write_bytes(SECRET)
         (tmp_path / "etc").mkdir()
         (tmp_path / "etc" / "passwd").write_bytes(SECRET)
-        if isinstance(self.store, LocalFileStore):
-            self.host_root = Path(self.store.root)
-        elif isinstance(self.store, FsspecFileStore) and backend == "fsspec-file":
+        if backend in LOCAL_DISK:
+            assert isinstance(self.store, (LocalFileStore, FsspecFileStore))
             self.host_root = Path(self.store.root)
         elif isinstance(self.store, FsspecFileStore):
             root = self.store.root
