@@ -8,6 +8,7 @@ is touched, so no backend has to get confinement right on its own.
 from __future__ import annotations
 
 import errno
+import functools
 import unicodedata
 from urllib.parse import unquote
 
@@ -37,6 +38,19 @@ def normalize(path: str, *, allow_absolute: bool = False) -> str:
     ``allow_absolute`` lets the filesystem layer accept ``/memory/x.md`` (fsspec's root is
     ``/``); stores never accept it, because there a leading slash means the host's root.
     """
+    if type(path) is str:
+        # Every read normalises twice (filesystem, then store) the same few paths, turn after
+        # turn; the checks below are pure, so their answer is cached (refusals are not).
+        return _normalize_cached(path, allow_absolute)
+    return _normalize(path, allow_absolute)
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalize_cached(path: str, allow_absolute: bool) -> str:
+    return _normalize(path, allow_absolute)
+
+
+def _normalize(path: str, allow_absolute: bool) -> str:
     if not isinstance(path, str):
         raise UnsafePathError(path, "a path must be text")
     if "\x00" in path:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
 import unicodedata
+from collections import OrderedDict
 
 from memfs.frontmatter_block import recorded_date_of
 
@@ -122,13 +124,47 @@ def _neutralized(raw: bytes) -> bytes:
     return body.encode("utf-8", "surrogateescape") if escaped else raw
 
 
+MEMO_BUDGET_BYTES = 32 << 20
+"""Bytes of stored content and views :func:`decorate` keeps to answer repeated reads."""
+_MEMO_MAX_FILE = 1 << 20
+_memo: OrderedDict[tuple[int, bytes, bytes], tuple[bytes, dt.date, bytes]] = OrderedDict()
+_memo_bytes = 0
+_memo_lock = threading.Lock()
+
+
 def decorate(raw: bytes, today: dt.date) -> bytes:
     """The decorated view of a memory file: one genuine reminder (if stale) + neutralised body.
 
     Never raises: binary content, no frontmatter, frontmatter that is not UTF-8, broken YAML
     and missing or bad dates all return the content without a reminder. Only the frontmatter
     is decoded to find the date; tags are neutralised in any content, UTF-8 or not.
+
+    The same memory files are read on every turn of an item (and ``ls``/``info`` decorate to
+    report sizes), so the last views are memoised: a repeat read costs one byte comparison
+    with the content the view was built from, instead of a decode and scan of the whole file.
     """
+    global _memo_bytes
+    key = (len(raw), raw[:64], raw[-64:])
+    with _memo_lock:
+        hit = _memo.get(key)
+        if hit is not None and hit[1] == today and hit[0] == raw:
+            _memo.move_to_end(key)
+            return hit[2]
+    view = _decorate(raw, today)
+    if len(raw) <= _MEMO_MAX_FILE:
+        with _memo_lock:
+            old = _memo.pop(key, None)
+            if old is not None:
+                _memo_bytes -= len(old[0]) + len(old[2])
+            _memo[key] = (raw, today, view)
+            _memo_bytes += len(raw) + len(view)
+            while _memo_bytes > MEMO_BUDGET_BYTES and _memo:
+                _, (r, _, v) = _memo.popitem(last=False)
+                _memo_bytes -= len(r) + len(v)
+    return view
+
+
+def _decorate(raw: bytes, today: dt.date) -> bytes:
     body = _neutralized(raw)
     recorded = recorded_date_of(raw)
     if recorded is not None:
