@@ -42,6 +42,9 @@ def split_frontmatter(text: str) -> tuple[str, str, str] | None:
 def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
     """The frontmatter as a dict, or None when it is not valid YAML or not a mapping.
 
+    Also None when an alias makes two places share one list or mapping: a few lines of
+    ``&a``/``*a`` (an "alias bomb") parse into a small object whose every comparison, copy or
+    validation walks billions of paths, which would hang the write path on a memory file.
     Cached on the text: the same memory files are read on every turn of an item.
     """
     try:
@@ -52,7 +55,21 @@ def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
         return None
     if data is None:
         return {}
-    return data if isinstance(data, dict) else None
+    return data if isinstance(data, dict) and not _shares_containers(data) else None
+
+
+def _shares_containers(data: Any) -> bool:
+    """Whether a list or mapping is reachable twice (an alias); linear in the parsed size."""
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                return True
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+    return False
 
 
 def coerce_date(value: Any) -> dt.date | None:
