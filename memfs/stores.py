@@ -742,8 +742,13 @@ class FsspecFileStore:
             raise _not_found(rel)
         if not self.fs.isdir(full):
             raise _not_a_directory(rel)
-        if self.fs.ls(full, detail=False):
+        entries = self.fs.ls(full, detail=False)
+        leftovers = [p for p in entries if p.rstrip("/").rsplit("/", 1)[-1].startswith(TEMP_PREFIX)]
+        if len(leftovers) != len(entries):
             raise _not_empty(rel)
+        for p in leftovers:  # what a killed writer left behind: empty as listed, so sweep it
+            with contextlib.suppress(FileNotFoundError):
+                self.fs.rm_file(p)
         self.fs.rmdir(full)
 
     def is_dir(self, path: str) -> bool:

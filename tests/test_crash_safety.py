@@ -167,3 +167,22 @@ def test_sigkilled_writer_never_leaves_a_torn_file(kind: str, tmp_path: Path) ->
         f"{on_disk} temp/lock files on disk at the end (at most 2 per file), 0 in listings; "
         f"{index_lines} MEMORY.md lines appended by killed writers, all whole"
     )
+
+
+@pytest.mark.parametrize("kind", ["local", "fsspec-file"])
+def test_a_directory_empty_but_for_crash_leftovers_can_be_removed(
+    kind: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    fs = _mount(kind, root)
+    fs.pipe_file("memory/a.md", b"x")
+    fs.pipe_file("memory/b.md", b"y")
+    for name in (f"{TEMP_PREFIX}0123abcd", f"{TEMP_PREFIX}0123abcd.lock"):
+        (root / "memory" / name).write_bytes(b"left by a killed writer")
+    fs.rm_file("memory/a.md")
+    with pytest.raises(OSError, match="not empty"):
+        fs.rmdir("memory")  # b.md is still there
+    fs.rm_file("memory/b.md")
+    assert fs.ls("memory", detail=False) == []
+    fs.rmdir("memory")
+    assert not (root / "memory").exists()
