@@ -34,7 +34,7 @@ import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -129,6 +129,7 @@ class ServerStatus(BaseModel):
     pid: int | None
     running: bool
     responding: bool
+    state: Literal["ready", "busy", "down"] = "down"
     api_base: str
     litellm_model: str = LITELLM_MODEL
 
@@ -322,12 +323,23 @@ def _read_pid(paths: LocalModelPaths) -> int | None:
     return pid
 
 
-def endpoint_responds(base: str, timeout: float = 2.0) -> bool:
+def endpoint_state(base: str, timeout: float = 2.0) -> Literal["ready", "busy", "down"]:
+    """``ready``: answers; ``busy``: accepts connections but is slow to answer (llama-cpp-python
+    holds ``/v1/models`` while it computes a completion); ``down``: nothing listens."""
     try:
         with urllib.request.urlopen(f"{base}/models", timeout=timeout) as resp:
-            return bool(resp.status == 200)
-    except (urllib.error.URLError, OSError, ValueError):
-        return False
+            return "ready" if resp.status == 200 else "down"
+    except TimeoutError:
+        return "busy"
+    except urllib.error.URLError as e:
+        return "busy" if isinstance(e.reason, TimeoutError) else "down"
+    except (OSError, ValueError):
+        return "down"
+
+
+def endpoint_responds(base: str, timeout: float = 2.0) -> bool:
+    """Whether a server listens at ``base`` (ready, or busy computing a completion)."""
+    return endpoint_state(base, timeout) != "down"
 
 
 def start(
@@ -374,6 +386,7 @@ def start(
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,  # outlives the command that started it
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},  # the log shows requests as they end
         )
     paths.pid_file.write_text(f"{proc.pid}\n")
     deadline = time.monotonic() + wait_s
@@ -421,12 +434,14 @@ def status(
     info = read_model_info(paths)
     pid = _read_pid(paths)
     base = api_base(host, port)
+    state = endpoint_state(base)
     return ServerStatus(
         installed=info is not None and paths.venv_python.exists(),
         model=info,
         pid=pid,
         running=pid is not None,
-        responding=endpoint_responds(base),
+        responding=state != "down",
+        state=state,
         api_base=base,
     )
 
