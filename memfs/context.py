@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import html
 import re
+import threading
+from collections import OrderedDict
 
 from memfs.filesystem import INDEX_FILE, MemFS
 from memfs.manifest import AgentManifest
@@ -64,16 +66,31 @@ def context_files_block(entries: list[tuple[str, str]]) -> str:
     return "\n".join(parts) + "\n\n"
 
 
-def read_context_files(fs: MemFS, manifest: AgentManifest) -> list[tuple[str, str]]:
-    """``(path, text)`` for each of the manifest's context files that exists in ``fs``."""
-    entries: list[tuple[str, str]] = []
+def _read_context_bytes(fs: MemFS, manifest: AgentManifest) -> list[tuple[str, bytes]]:
+    entries: list[tuple[str, bytes]] = []
     for path in manifest.effective_context_files():
         try:
             data = fs.cat_file(path)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             continue  # not written yet: nothing is seeded, the agent creates it on first write
-        entries.append((path, data.decode("utf-8", errors="replace")))
+        entries.append((path, data))
     return entries
+
+
+def read_context_files(fs: MemFS, manifest: AgentManifest) -> list[tuple[str, str]]:
+    """``(path, text)`` for each of the manifest's context files that exists in ``fs``."""
+    return [
+        (path, data.decode("utf-8", errors="replace"))
+        for path, data in _read_context_bytes(fs, manifest)
+    ]
+
+
+# The block is rebuilt every turn from files that rarely change: keep the last few, keyed by
+# the files' paths and checked against their bytes (one comparison instead of a decode, a scan
+# for frame tags and a join of the whole index).
+_BLOCK_MEMO_ENTRIES = 32
+_block_memo: OrderedDict[tuple[str, ...], tuple[tuple[bytes, ...], str]] = OrderedDict()
+_block_memo_lock = threading.Lock()
 
 
 def build_context_block(fs: MemFS | None, manifest: AgentManifest) -> str:
@@ -84,7 +101,25 @@ def build_context_block(fs: MemFS | None, manifest: AgentManifest) -> str:
     """
     if fs is None or not manifest.has_workspace:
         return ""
-    return context_files_block(read_context_files(fs, manifest))
+    raw = _read_context_bytes(fs, manifest)
+    if not raw:
+        return ""
+    key = tuple(path for path, _ in raw)
+    contents = tuple(data for _, data in raw)
+    with _block_memo_lock:
+        hit = _block_memo.get(key)
+        if hit is not None and hit[0] == contents:
+            _block_memo.move_to_end(key)
+            return hit[1]
+    block = context_files_block(
+        [(path, data.decode("utf-8", errors="replace")) for path, data in raw]
+    )
+    with _block_memo_lock:
+        _block_memo[key] = (contents, block)
+        _block_memo.move_to_end(key)
+        while len(_block_memo) > _BLOCK_MEMO_ENTRIES:
+            _block_memo.popitem(last=False)
+    return block
 
 
 def index_budget_note(fs: MemFS, manifest: AgentManifest) -> str | None:
