@@ -12,7 +12,7 @@ import os
 from functools import partial
 
 from memfs import INDEX_FILE, LocalFileStore, MemFS
-from memfs.context import FILE_TAG, FRAME_PREAMBLE, build_context_block
+from memfs.context import FILE_TAG, FRAME_PREAMBLE, _block_memo, build_context_block
 from memfs.counting import CountingFileStore
 from memfs.manifest import AgentManifest
 from memfs.prompt import memory_prompt
@@ -63,6 +63,16 @@ def row_block(ws: Workspaces, repeats: int) -> Row:
         candidate_label="build_context_block(MemFS)",
         repeats=repeats,
     )
+    # The first build after MEMORY.md changed: nothing memoised (what a turn after a write pays).
+    cold = compare(
+        lambda: raw_block(host_index),
+        lambda: build_context_block(fs, MANIFEST),
+        baseline_label="open(MEMORY.md).read() + join",
+        candidate_label="build_context_block(MemFS), memo cleared",
+        repeats=repeats,
+        number=1,
+        setup=_block_memo.clear,
+    )
     calls = store_calls(counting, lambda: build_context_block(fs, MANIFEST), times=10)
     per_op = calls.per_operation(10)
     tokens = estimate_tokens(block)
@@ -72,10 +82,16 @@ def row_block(ws: Workspaces, repeats: int) -> Row:
         baseline="raw read of MEMORY.md + string join",
         target=f"≤ {TARGET_BLOCK}×; exactly 1 store read",
         measured=f"{fmt_ratio(c)}; {fmt_us(c.candidate.min_s)} vs {fmt_us(c.baseline.min_s)}; "
-        f"block {len(block):,} chars ≈ {tokens:,} tokens",
-        met=c.ratio_min <= TARGET_BLOCK and per_op == {"read": 1.0},
+        f"first build after a change {fmt_ratio(cold)}; block {len(block):,} chars ≈ "
+        f"{tokens:,} tokens",
+        met=c.ratio_paired <= TARGET_BLOCK and per_op == {"read": 1.0},
         store_calls=per_op,
-        figures={**c.summary(), "block_chars": len(block), "block_tokens": tokens},
+        figures={
+            **c.summary(),
+            "first_build_after_change": cold.summary(),
+            "block_chars": len(block),
+            "block_tokens": tokens,
+        },
     )
 
 
@@ -99,9 +115,9 @@ def row_growth(ws: Workspaces, repeats: int) -> Row:
         calls = store_calls(counting, partial(build_context_block, fs, MANIFEST)).counts
         calls_at = {k: float(v) for k, v in calls.items()}
         sizes[str(n)] = {**c.summary(), "store_calls": calls_at}
-        worst = max(worst, c.ratio_min)
+        worst = max(worst, c.ratio_paired)
     measured = "; ".join(
-        f"{n:,} files: {s['ratio_min']:.2f}× (median {s['ratio_median']:.2f}×)"  # type: ignore[index]
+        f"{n:,} files: **{s['ratio_paired']:.2f}×** (min/min {s['ratio_min']:.2f}×)"  # type: ignore[index]
         for n, s in ((int(k), v) for k, v in sizes.items())
     )
     return Row(

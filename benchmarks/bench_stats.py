@@ -53,7 +53,7 @@ def run(ws: Workspaces, sizes: tuple[int, ...] = (261, 10_000)) -> list[Row]:
         figures[str(n)] = {**c.summary(), "store_calls": calls.counts}
         if calls_261 is None:
             calls_261 = {k: float(v) for k, v in calls.counts.items()}
-        worst = max(worst, c.ratio_min)
+        worst = max(worst, c.ratio_paired)
         parts.append(
             f"{n:,} files: {fmt_ratio(c)}, {fmt_us(c.candidate.min_s)} vs "
             f"{fmt_us(c.baseline.min_s)}"

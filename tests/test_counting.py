@@ -140,3 +140,29 @@ def test_store_calls_difference_and_per_operation():
     assert diff.per_operation(3) == {"read": 2.0}
     with pytest.raises(ValueError, match="operations must be positive"):
         diff.per_operation(0)
+
+
+class _PlainStore(InMemoryFileStore):
+    """A platform store whose write takes no preconditions."""
+
+    def write(self, path: str, data: bytes) -> None:  # type: ignore[override]
+        super().write(path, data)
+
+
+def test_counting_keeps_the_inner_stores_write_signature():
+    from memfs.stores import supports_preconditions
+
+    assert supports_preconditions(CountingFileStore(InMemoryFileStore()))
+    assert not supports_preconditions(CountingFileStore(_PlainStore()))
+
+
+def test_a_conditional_write_through_memfs_is_one_store_write(tmp_path):
+    from memfs.concurrency import content_sha256
+
+    counting = CountingFileStore(LocalFileStore(tmp_path / "ws"))
+    fs = MemFS(counting, clock=lambda: TODAY)
+    fs.pipe_file("notes.txt", b"v1")
+    with counting.measure() as calls:
+        fs._write("notes.txt", b"v2", expected_sha256=content_sha256(b"v1"))
+    assert calls.counts == {"write": 1}
+    assert fs.cat_file("notes.txt") == b"v2"
