@@ -18,6 +18,7 @@ from memfs.cli import main
 
 import memfs_litellm
 from memfs_eval.harness import SAMPLES_FILE, date_line, load_results, plan, run_eval
+from memfs_eval.opinion import llm_opinion
 from memfs_eval.report import RunConfig, render_markdown, wilson
 from memfs_eval.scenario import load_scenarios
 from memfs_litellm import run_turn
@@ -186,6 +187,26 @@ def test_a_failing_endpoint_is_a_run_error_outside_the_rates(tmp_path):
     assert first.verdict.checks[0].detail == "ConnectionError: endpoint refused the connection"
 
 
+def test_an_llm_opinion_is_stored_and_never_changes_the_verdict(tmp_path):
+    def disagreeing(**kwargs: Any) -> dict[str, Any]:
+        assert "Rule verdict: recall_pass" in kwargs["messages"][1]["content"]
+        return {"choices": [{"message": {"content": "FAIL: I disagree with the rules."}}]}
+
+    run(tmp_path, ["s45-recall-en"], n=1, opinion=llm_opinion("j", completion=disagreeing))
+    [r] = load_results(tmp_path / "run")
+    assert r.verdict.passed and r.verdict.llm_opinion == "FAIL: I disagree with the rules."
+
+
+def test_a_failing_llm_judge_leaves_a_note(tmp_path):
+    def down(**kwargs: Any) -> Any:
+        raise TimeoutError("judge endpoint timed out")
+
+    run(tmp_path, ["s45-recall-en"], n=1, opinion=llm_opinion("j", completion=down))
+    [r] = load_results(tmp_path / "run")
+    assert r.verdict.passed
+    assert r.verdict.llm_opinion == "(no opinion: TimeoutError: judge endpoint timed out)"
+
+
 def test_plan_is_round_robin():
     a, b = load_scenarios(["s45-write"])
     assert [(s.id, i) for s, i in plan([a, b], 2)] == [
@@ -221,10 +242,11 @@ def test_cli_runs_lists_and_rebuilds_a_report(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(memfs_litellm, "run_turn", functools.partial(run_turn, completion=model))
     out = tmp_path / "cli"
     argv = ["eval", "--model", "scripted/m", "--n", "1", "--scenario", "s45-recall-en"]
-    assert main([*argv, "--out", str(out)]) == 0
+    assert main([*argv, "--out", str(out), "--completion-arg", "seed=7"]) == 0
     assert "| s45-recall-en | recall | 1/1 |" in capsys.readouterr().out
     saved = json.loads((out / "config.json").read_text())
     assert saved["model"] == "scripted/m" and saved["max_tokens"] == 300
+    assert saved["completion_args"] == {"seed": 7}
     (out / "report.md").unlink()
     assert main(["eval", "--report", str(out)]) == 0
     assert (out / "report.md").exists()
@@ -233,4 +255,6 @@ def test_cli_runs_lists_and_rebuilds_a_report(tmp_path, monkeypatch, capsys):
     assert "s45-write-zh" in listed and "s45-write-en" not in listed
     assert main(["eval", "--n", "2"]) == 2
     assert "--model is required" in capsys.readouterr().err
+    assert main(["eval", "--model", "m", "--completion-arg", "think"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err
     assert (out / SAMPLES_FILE).exists()

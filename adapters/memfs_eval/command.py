@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from memfs_eval.harness import CONFIG_FILE, SampleResult, report_from, run_eval
+from memfs_eval.opinion import llm_opinion
 from memfs_eval.report import RunConfig, class_table, scenario_table
 from memfs_eval.scenario import load_scenarios
 
@@ -36,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--model", help="litellm model string (default endpoint for openai/local)")
+    p.add_argument("--model-note", default="", help="what is behind --model, for the report")
     p.add_argument("--n", type=int, default=6, help="samples per scenario (default 6)")
     p.add_argument(
         "--scenario",
@@ -52,6 +54,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--context-window", type=int, help="the model's window (Ollama: num_ctx)")
     p.add_argument("--api-base", help="endpoint URL (default for openai/local: the local server)")
     p.add_argument("--api-key", help="endpoint key (default for openai/local: the local one)")
+    p.add_argument(
+        "--completion-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra top-level completion kwarg, VALUE as JSON (e.g. think=false); repeatable",
+    )
+    p.add_argument(
+        "--llm-judge",
+        metavar="MODEL",
+        help="also ask MODEL for an opinion per sample (stored, never changes a verdict)",
+    )
     p.add_argument("--out", type=Path, help="run directory (default benchmarks/results/eval-…)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--report", type=Path, metavar="DIR", help="only rebuild DIR's report")
@@ -80,6 +94,14 @@ def _endpoint(args: argparse.Namespace) -> dict[str, Any]:
         kwargs["max_tokens"] = args.max_tokens
     if args.temperature is not None:
         kwargs["temperature"] = args.temperature
+    for item in args.completion_arg:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--completion-arg {item!r} is not KEY=VALUE (e.g. think=false).")
+        try:
+            kwargs[key] = json.loads(value)
+        except json.JSONDecodeError:
+            kwargs[key] = value
     return kwargs
 
 
@@ -126,9 +148,14 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path("benchmarks/results") / (
         f"eval-{started:%Y%m%d-%H%M}-{_slug(args.model)}-{args.tools}-{args.prompt}"
     )
-    kwargs = _endpoint(args)
+    try:
+        kwargs = _endpoint(args)
+    except ValueError as e:
+        print(f"memfs eval: {e}", file=sys.stderr)
+        return 2
     config = RunConfig(
         model=args.model,
+        model_note=args.model_note,
         n=args.n,
         tools=args.tools,
         prompt=args.prompt,
@@ -137,6 +164,12 @@ def run(args: argparse.Namespace) -> int:
         temperature=args.temperature,
         context_window=args.context_window,
         api_base=kwargs.get("api_base"),
+        completion_args={
+            k: v
+            for k, v in kwargs.items()
+            if k not in {"api_base", "api_key", "max_tokens", "temperature"}
+        },
+        llm_judge=args.llm_judge,
         scenarios=[s.id for s in scenarios],
         command="memfs eval " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["eval"] else []),
         started=started.isoformat(timespec="seconds"),
@@ -146,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
         config = config.model_copy(
             update={"started": previous.get("started", ""), "command": previous.get("command", "")}
         )
+    judge_kwargs = kwargs if args.llm_judge == args.model else {}
     total = config.n * len(scenarios)
     console.print(
         f"[bold]memfs eval[/bold] {args.model}: {len(scenarios)} scenarios × "
@@ -181,6 +215,9 @@ def run(args: argparse.Namespace) -> int:
             completion_kwargs=kwargs,
             resume=args.resume,
             on_sample=on_sample,
+            opinion=llm_opinion(args.llm_judge, completion_kwargs=judge_kwargs)
+            if args.llm_judge
+            else None,
         )
     print(scenario_table(report))
     print()

@@ -24,6 +24,7 @@ from memfs.manifest import AgentManifest
 from pydantic import BaseModel
 
 from memfs_eval.judge import SampleRecord, ToolCallRecord, Verdict, judge
+from memfs_eval.opinion import OpinionFn
 from memfs_eval.report import EvalReport, RunConfig, build_report, write_report
 from memfs_eval.scenario import Scenario
 
@@ -87,6 +88,7 @@ def run_sample(
     turn_runner: TurnRunner,
     system_prompt: str,
     completion_kwargs: dict[str, Any],
+    opinion: OpinionFn | None = None,
 ) -> SampleResult:
     """Seed, run one turn, snapshot, judge, and write the sample's files."""
     sample_dir = out_dir / "samples" / scenario.id / f"{index:02d}"
@@ -128,6 +130,8 @@ def run_sample(
         elapsed_s=round(elapsed, 2),
     )
     verdict = judge(scenario, record)
+    if opinion is not None and record.error is None:
+        verdict.llm_opinion = opinion(scenario, record, verdict)
     usage = getattr(result, "usage", None)
     out = SampleResult(
         record=record,
@@ -179,6 +183,7 @@ def run_eval(
     resume: bool = False,
     now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
     on_sample: Callable[[SampleResult], None] | None = None,
+    opinion: OpinionFn | None = None,
 ) -> EvalReport:
     """Run every planned sample not already on disk; rewrite the report after each one."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -203,6 +208,7 @@ def run_eval(
             turn_runner=turn_runner,
             system_prompt=system_prompt,
             completion_kwargs=completion_kwargs or {},
+            opinion=opinion,
         )
         with (out_dir / SAMPLES_FILE).open("a", encoding="utf-8") as f:
             f.write(result.model_dump_json() + "\n")

@@ -12,6 +12,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -58,6 +59,7 @@ class RunConfig(BaseModel):
     """How a run was made: enough to repeat it."""
 
     model: str
+    model_note: str = Field(default="", description="what is behind the model string")
     n: int
     tools: str = "platform"
     prompt: str = "full"
@@ -66,6 +68,8 @@ class RunConfig(BaseModel):
     temperature: float | None = None
     context_window: int | None = None
     api_base: str | None = None
+    completion_args: dict[str, Any] = Field(default_factory=dict)
+    llm_judge: str | None = None
     scenarios: list[str] = Field(default_factory=list)
     command: str = ""
     started: str = ""
@@ -228,12 +232,14 @@ def render_markdown(report: EvalReport) -> str:
     lines = [
         f"# memfs eval — {c.model}{partial}",
         "",
+        f"- model: `{c.model}`" + (f" — {c.model_note}" if c.model_note else ""),
         f"- generated: {report.generated}; run started: {c.started or '?'}",
         f"- command: `{c.command}`" if c.command else "- command: (not recorded)",
         f"- N per scenario: {c.n}; tools: {c.tools}; prompt: {c.prompt}; "
         f"max_steps: {c.max_steps}; max_tokens: {c.max_tokens}; temperature: "
         f"{c.temperature if c.temperature is not None else 'endpoint default'}; "
-        f"context window: {c.context_window or 'not set'}",
+        f"context window: {c.context_window or 'not set'}"
+        + (f"; completion args: {c.completion_args}" if c.completion_args else ""),
         f"- overall: {o.cell()} samples passed",
         "",
         "Each sample is judged by deterministic rules over the resulting files and the "
