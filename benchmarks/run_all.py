@@ -144,7 +144,9 @@ def render(results: BenchResults) -> str:
         f"# Benchmarks {results.date}\n\n"
         f"`{results.command}` — {results.machine}, {results.cpus} CPUs, Python "
         f"{results.python}, {results.elapsed_s:.0f} s. Ratios are candidate / baseline from the "
-        "same run: the min over repeats (median in brackets); verdicts use the min.\n\n"
+        "same run. **Bold**: the median over repeats of each candidate batch against the "
+        "baseline batch timed next to it (the verdict); min/min: best batch against best "
+        "batch. Absolute times are the candidate's and the baseline's best batch.\n\n"
     )
     tail = "".join(f"\n![{p}]({p})\n" for p in plots)
     return head + markdown_table(results) + tail
