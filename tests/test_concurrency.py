@@ -455,7 +455,7 @@ def _hammer_with_processes(root: Path, kind: str, workers: int, edits: int) -> N
 
 @pytest.mark.parametrize("kind", ["local", "fsspec-file"])
 def test_eight_processes_times_a_hundred_edits_lose_nothing(kind: str, shared_dir: Path) -> None:
-    _hammer_with_processes(shared_dir, kind, workers=8, edits=100 if kind == "local" else 50)
+    _hammer_with_processes(shared_dir, kind, workers=8, edits=100 if kind == "local" else 25)
 
 
 @pytest.mark.slow

@@ -434,7 +434,7 @@ def _pod_editor(endpoint: str, prefix: str, pod: int, edits: int, start: Any, ou
 
 
 def test_two_pods_editing_one_memory_lose_nothing(s3_server: S3Server, prefix: str) -> None:
-    pods, edits = 2, 30
+    pods, edits = 2, 25
     fs = mount(s3_server.endpoint, prefix, credential_guard=False)
     fs.pipe_file(
         MEMORY, f"---\nname: shared-log\nmetadata:\n  recorded: 2026-12-01\n---\n{END}\n".encode()
