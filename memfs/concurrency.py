@@ -249,16 +249,16 @@ def write_file_atomic(target: str, data: bytes, *, durable: bool = True) -> None
     tmp = temp_path_for(target)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o644)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        if durable:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException:  # a full disk, say: the target keeps its old bytes, no temp stays
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise

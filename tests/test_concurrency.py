@@ -174,6 +174,31 @@ def test_read_only_mount_refuses_a_conditional_write(memfs: MemFS) -> None:
     assert info.value.errno == errno.EROFS
 
 
+def test_update_with_retry_on_a_read_only_mount_is_refused(memfs: MemFS) -> None:
+    memfs.pipe_file("MEMORY.md", b"# index\n")
+    with pytest.raises(PermissionError) as info:
+        update_with_retry(memfs.read_only(), "MEMORY.md", lambda b: (b or b"") + b"- x\n")
+    assert info.value.errno == errno.EROFS
+    assert memfs.cat_file("MEMORY.md") == b"# index\n"
+
+
+def test_a_failed_local_write_keeps_the_old_bytes_and_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = LocalFileStore(tmp_path / "ws")
+    store.write("memory/a.md", b"old")
+
+    def full_disk(fd: int, data: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        store.write("memory/a.md", b"new", expected_sha256=_sha("old"))
+    monkeypatch.undo()
+    assert store.read("memory/a.md") == b"old"
+    assert os.listdir(tmp_path / "ws" / "memory") == ["a.md"]
+
+
 class PlatformStore:
     """A store with only the platform's ``write(path, data)``: MemFS falls back to its lock."""
 
