@@ -18,8 +18,11 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from memfs import InMemoryFileStore, LocalFileStore, MemFS
 from memfs.concurrency import (
     DEFAULT_ATTEMPTS,
@@ -498,3 +501,49 @@ def test_local_store_and_fsspec_store_on_one_directory_share_the_lock(tmp_path: 
         local.pipe_file("MEMORY.md", b"one\nthree\n", expected_sha256=_sha("one\n"))
     assert lock_path_for(str(tmp_path / "ws" / "MEMORY.md")).endswith(".lock")
     assert not os.path.exists(lock_path_for(str(tmp_path / "ws" / "MEMORY.md")))
+
+
+# -- every backend agrees with a model of the precondition -----------------------------------------
+
+_CONTENTS = st.sampled_from([b"", b"a", b"b", b"a\n", b"\xff\xfe"])
+_OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["plain", "fresh", "stale", "create"]),
+        st.sampled_from(["memory/a.md", "memory/b.md", "MEMORY.md"]),
+        _CONTENTS,
+    ),
+    max_size=12,
+)
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+@settings(max_examples=40, deadline=None)
+@given(ops=_OPS)
+def test_backends_agree_with_a_model_of_the_precondition(
+    kind: str, ops: list[tuple[str, str, bytes]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    store: Any = make_store(kind, tmp_path_factory.mktemp(kind))
+    model: dict[str, bytes] = {}
+    for op, path, data in ops:
+        current = model.get(path)
+        if op == "plain":
+            store.write(path, data)
+            model[path] = data
+            continue
+        kwargs: dict[str, Any] = {"create": True} if op == "create" else {}
+        if op == "fresh":
+            kwargs["expected_sha256"] = _sha(current if current is not None else b"none")
+        if op == "stale":
+            kwargs["expected_sha256"] = _sha(b"never stored " + data)
+        refused = (
+            (op == "create" and current is not None)
+            or (op == "fresh" and current is None)
+            or (op == "stale" and current != data)
+        )
+        if refused:
+            with pytest.raises(WriteConflictError):
+                store.write(path, data, **kwargs)
+        else:
+            store.write(path, data, **kwargs)
+            model[path] = data
+        assert {p: store.read(p) for p in model} == model
