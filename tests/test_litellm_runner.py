@@ -168,6 +168,21 @@ def test_multi_step_chat_turn_writes_memory_through_the_file_tools(fs, manifest)
     assert "(memory/user-role.md)" in fs.cat_file("MEMORY.md").decode()
 
     assert len(model.requests) == 3
+    assert result.transcript[:-1] == model.requests[2]["messages"]
+    assert result.transcript[-1] == {
+        "role": "assistant",
+        "content": "Noted: you are a process engineer.",
+    }
+    assert [m["role"] for m in result.transcript] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+    ]
     second = model.requests[1]["messages"]
     assert second[-1] == {
         "role": "tool",

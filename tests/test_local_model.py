@@ -166,7 +166,7 @@ def test_one_real_turn_on_the_local_model(local_server):
         manifest=AgentManifest(),
         user_message=LIVE_MESSAGE,
         tools=os.environ.get("MEMFS_LIVE_TOOLS", "files-only"),  # type: ignore[arg-type]
-        max_steps=3,
+        max_steps=2,
         completion_kwargs={**lm.local_completion_kwargs(), "max_tokens": 300, "temperature": 0.2},
     )
     if out := os.environ.get("MEMFS_LIVE_OUT"):

@@ -311,6 +311,7 @@ def run_turn(
     else:
         result.stopped = "max_steps"
 
+    result.transcript = messages  # the model copied the list it was given at construction
     result.persist = [*turn.persist, *new_messages]
     result.elapsed_s = round(clock() - started, 3)
     return result
