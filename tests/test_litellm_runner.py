@@ -443,6 +443,22 @@ def test_window_learned_from_an_error_message():
     assert resolver.learn_from_error("ollama/x", "connection refused") is None
 
 
+def test_window_learned_from_a_refused_request_is_sent_next_turn(fs, manifest, monkeypatch):
+    monkeypatch.setattr("memfs_litellm.ollama.registry_window", lambda m: None)
+    resolver = ContextWindowResolver()
+
+    def refuse(**_kw: Any) -> Any:
+        raise litellm.BadRequestError(
+            "the maximum context length is 16384 tokens", model="qwen", llm_provider="ollama"
+        )
+
+    with pytest.raises(litellm.BadRequestError):
+        run(refuse, fs, manifest, model="ollama_chat/qwen", resolver=resolver)  # type: ignore[arg-type]
+    model = ScriptedModel("ok")
+    result = run(model, fs, manifest, model="ollama_chat/qwen", resolver=resolver)
+    assert model.requests[0]["num_ctx"] == 16384 and result.window_source == "learned"
+
+
 def test_registry_window_from_litellm():
     assert (
         registry_window("ollama/llama3")

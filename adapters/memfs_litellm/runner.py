@@ -229,7 +229,12 @@ def run_turn(
         kwargs.update(extras)
         kwargs.update(completion_kwargs or {})
         t0 = clock()
-        response = completion(**kwargs)
+        try:
+            response = completion(**kwargs)
+        except Exception as e:
+            # An endpoint that refuses a prompt often says its window; the next turn uses it.
+            resolver.learn_from_error(model, str(e))
+            raise
         elapsed = clock() - t0
 
         usage = _get(response, "usage")
