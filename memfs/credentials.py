@@ -303,7 +303,9 @@ _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 def find_credentials(text: str, patterns: Iterable[CredentialPattern] = PATTERNS) -> list[Finding]:
     """Every suspected credential in ``text``, in order, one finding per overlapping span."""
-    lowered = text.translate(_ASCII_LOWER)  # same length: offsets match ``text``
+    lowered = text.lower()  # C speed; offsets must match ``text``, and a few characters
+    if len(lowered) != len(text):  # ('İ') lower to two, so fall back to ASCII-only lowering
+        lowered = text.translate(_ASCII_LOWER)
     found: list[tuple[int, int, str]] = []
     for pattern in patterns:
         for m in pattern.regex.finditer(lowered if pattern.lowered else text):
