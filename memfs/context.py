@@ -105,7 +105,7 @@ def build_context_block(fs: MemFS | None, manifest: AgentManifest) -> str:
     if not raw:
         return ""
     key = tuple(path for path, _ in raw)
-    contents = tuple(data for _, data in raw)
+    contents = tuple(bytes(data) for _, data in raw)  # no copy for bytes; freezes a bytearray
     with _block_memo_lock:
         hit = _block_memo.get(key)
         if hit is not None and hit[0] == contents:

@@ -144,6 +144,8 @@ def decorate(raw: bytes, today: dt.date) -> bytes:
     with the content the view was built from, instead of a decode and scan of the whole file.
     """
     global _memo_bytes
+    if type(raw) is not bytes:
+        raw = bytes(raw)  # a store may hand back a mutable buffer; the memo keeps immutable bytes
     key = (len(raw), raw[:64], raw[-64:])
     with _memo_lock:
         hit = _memo.get(key)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from memfs import InMemoryFileStore, MemFS
 from memfs.context import build_context_block
 from memfs.manifest import AgentManifest
@@ -28,3 +30,14 @@ def test_two_workspaces_with_the_same_paths_get_their_own_blocks():
     assert "first workspace" in build_context_block(one, manifest)
     assert "second workspace" in build_context_block(two, manifest)
     assert "first workspace" in build_context_block(one, manifest)
+
+
+def test_mutable_buffers_from_a_store_do_not_leak_into_the_memos():
+    from memfs.staleness import decorate
+
+    buf = bytearray(b"---\nname: a\nmetadata:\n  recorded: 2026-01-01\n---\nold body\n")
+    today = dt.date(2026, 12, 1)
+    first = decorate(buf, today)
+    buf[-9:] = b"new body\n"
+    assert decorate(buf, today).endswith(b"new body\n")
+    assert first.endswith(b"old body\n")
