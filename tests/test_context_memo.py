@@ -37,7 +37,7 @@ def test_mutable_buffers_from_a_store_do_not_leak_into_the_memos():
 
     buf = bytearray(b"---\nname: a\nmetadata:\n  recorded: 2026-01-01\n---\nold body\n")
     today = dt.date(2026, 12, 1)
-    first = decorate(buf, today)
+    first = decorate(buf, today)  # type: ignore[arg-type]
     buf[-9:] = b"new body\n"
-    assert decorate(buf, today).endswith(b"new body\n")
+    assert decorate(buf, today).endswith(b"new body\n")  # type: ignore[arg-type]
     assert first.endswith(b"old body\n")
