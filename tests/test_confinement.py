@@ -15,6 +15,7 @@ point outside it.
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -280,6 +281,56 @@ ROOT_OK = {"makedirs", "store.mkdir", "mv-dst"}
 """Mutations that may name the root: make sure it exists, move a file into it."""
 
 
+def _memories(path: str) -> str:
+    """The Anthropic memory tool's name for a workspace path (its root is the memory dir)."""
+    return "/memories/" + (path[len("memory/") :] if path.startswith("memory/") else path)
+
+
+MEMORY_TOOL_CALLS: list[tuple[str, Callable[[str], dict[str, Any]]]] = [
+    ("view", lambda p: {"command": "view", "path": p}),
+    ("create", lambda p: {"command": "create", "path": p, "file_text": "x\n"}),
+    (
+        "str_replace",
+        lambda p: {"command": "str_replace", "path": p, "old_str": "body", "new_str": "B"},
+    ),
+    ("insert", lambda p: {"command": "insert", "path": p, "insert_line": 0, "insert_text": "x\n"}),
+    ("delete", lambda p: {"command": "delete", "path": p}),
+    (
+        "rename-from",
+        lambda p: {"command": "rename", "old_path": p, "new_path": "/memories/moved.md"},
+    ),
+    (
+        "rename-to",
+        lambda p: {"command": "rename", "old_path": "/memories/scratch.md", "new_path": p},
+    ),
+]
+
+
+def run_memory_tool(w: World, h: Hostile, tally: Tally) -> None:
+    """The Anthropic memory tool (memory_20250818) over the same workspace, if installed."""
+    anthropic_tools = pytest.importorskip("anthropic.tools")
+    from memfs_anthropic import MemFSMemoryTool
+
+    tool = MemFSMemoryTool(w.fs)
+    path = _memories(h.path)
+    leaves = not posixpath.normpath(path.replace("\x00", "")).startswith("/memories")
+    for name, make in MEMORY_TOOL_CALLS:
+        label = f"{w.backend} memory tool {name}({path!r}) [{h.why}]"
+        tally.tried += 1
+        w.fs.raw.pipe_file("memory/scratch.md", b"scratch body\n")
+        try:
+            out = tool.call(make(path))
+        except anthropic_tools.ToolError as err:
+            assert len(str(err)) > 20, label
+            tally.refused += 1
+        else:
+            assert not _returned_secret(out), f"{label}: returned bytes from outside"
+            if h.category_for("fs", w.backend) == "escape" and leaves:
+                pytest.fail(f"{label}: accepted {out!r:.80}")
+        if w.check_each:
+            w.check(label)
+
+
 def _write_handle(fs: MemFS, path: str) -> None:
     with fs.open(path, "wb") as f:
         f.write(b"overwrite\n")
@@ -378,11 +429,14 @@ def run_every_surface(w: World, hostile: Hostile) -> None:
         run_surface(w, hostile, name, destroys, op, "store", tally)
     for tool, destroys, make_args in TOOL_CALLS:
         run_tool(w, hostile, tool, destroys, make_args(hostile.path), tally)
-    w.check(f"{backend} after every surface [{hostile.why}]")
-    assert tally.escaped == 0
     assert tally.tried == len(FS_OPS) + len(STORE_OPS) + len(TOOL_CALLS)
     if hostile.category_for("fs", backend) == "escape":
         assert tally.refused >= tally.tried - 2  # exists() may answer False instead
+    # The memory tool names paths under /memories and resolves '..' itself, so the same text
+    # can be a legal name there: it is held to "refuse when it leaves /memories, never escape".
+    run_memory_tool(w, hostile, tally)
+    w.check(f"{backend} after every surface [{hostile.why}]")
+    assert tally.escaped == 0
 
 
 def test_the_table_is_big_enough() -> None:
