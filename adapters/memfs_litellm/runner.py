@@ -271,6 +271,7 @@ def run_turn(
         calls: list[tuple[str, str, Any, Literal["native", "text"]]] = [
             (cid, name, args, "native") for cid, name, args in _native_calls(message)
         ]
+        written = content
         if not calls and text_tool_calls and content:
             parsed = parse_text_tool_calls(content, offered)
             calls = [
@@ -287,14 +288,25 @@ def run_turn(
             result.stopped = "answer"
             break
 
-        assistant: Message = {
-            "role": "assistant",
-            "content": content or None,
-            "tool_calls": [
-                {"id": cid, "type": "function", "function": {"name": n, "arguments": _args_json(a)}}
-                for cid, n, a, _ in calls
-            ],
-        }
+        assistant: Message
+        if calls[0][3] == "text":
+            # Echo the reply as the model wrote it. Re-encoded as tool_calls, chat templates
+            # render the arguments string with tojson (escaped twice), and a small model copies
+            # that escaping into its next call (seen live: a literal "\\n" in a memory file).
+            assistant = {"role": "assistant", "content": written}
+        else:
+            assistant = {
+                "role": "assistant",
+                "content": content or None,
+                "tool_calls": [
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {"name": n, "arguments": _args_json(a)},
+                    }
+                    for cid, n, a, _ in calls
+                ],
+            }
         messages.append(assistant)
         new_messages.append(assistant)
         for cid, name, args, source in calls:
