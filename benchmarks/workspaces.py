@@ -37,6 +37,8 @@ class _PlainWriteStore(LocalFileStore):
         expected_sha256: str | None = None,
         create: bool = False,
     ) -> None:
+        if expected_sha256 is not None or create:
+            raise NotImplementedError("fixture store: plain writes only")
         _, full = self._full(path)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "wb") as f:
