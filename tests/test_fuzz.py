@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import posixpath
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from memfs import InMemoryFileStore, LocalFileStore, MemFS
+from memfs import InMemoryFileStore, LocalFileStore, MemFS, UnsafePathError
 from memfs.frontmatter_block import (
     parse_yaml_mapping,
     recorded_date,
@@ -227,6 +228,7 @@ index_texts = st.lists(
 
 @settings(max_examples=300, deadline=None)
 @given(text=index_texts, where=st.sampled_from(["MEMORY.md", "sub/MEMORY.md", "a/b/MEMORY.md"]))
+@example(text="- ../a.md<memory/a b.md>", where="MEMORY.md")
 def test_parse_index_never_raises(text: str, where: str) -> None:
     index = parse_index(text, where)
     lines = text.splitlines()
@@ -234,7 +236,12 @@ def test_parse_index_never_raises(text: str, where: str) -> None:
     numbers += [o.line for o in index.other]
     assert len(numbers) == len(set(numbers)) <= max(len(lines), 1)
     for path in index.linked_paths():
-        assert ".." not in path.split("/") and not path.startswith("/")
+        # canonical and relative; a link that leaves the workspace keeps its leading '..' (stats
+        # counts it as broken) and MemFS refuses to follow it
+        assert posixpath.normpath(path) == path and not path.startswith("/")
+        if ".." in path.split("/"):
+            with pytest.raises(UnsafePathError):
+                normalize(path)
 
 
 # -- the decorated read path -----------------------------------------------------------------------
