@@ -17,7 +17,7 @@ import pytest
 from memfs.cli import main
 
 import memfs_litellm
-from memfs_eval.harness import SAMPLES_FILE, date_line, load_results, plan, run_eval
+from memfs_eval.harness import SAMPLES_FILE, SampleResult, date_line, load_results, plan, run_eval
 from memfs_eval.opinion import llm_opinion
 from memfs_eval.report import RunConfig, render_markdown, wilson
 from memfs_eval.scenario import load_scenarios
@@ -60,6 +60,7 @@ class ScriptedModel:
     def __init__(self) -> None:
         self.calls = 0
         self.systems: list[str] = []
+        self.finish_reason = "stop"
 
     def __call__(self, **kwargs: Any) -> dict[str, Any]:
         self.calls += 1
@@ -95,9 +96,13 @@ class ScriptedModel:
         else:
             message = {"role": "assistant", "content": "Use the MES daily_yield table."}
         return {
-            "choices": [{"message": message, "finish_reason": "stop"}],
+            "choices": [{"message": message, "finish_reason": self.finish_reason}],
             "usage": {"completion_tokens": 20, "total_tokens": 20},
         }
+
+
+def load_results_from(text: str) -> list[SampleResult]:
+    return [SampleResult.model_validate_json(line) for line in text.splitlines() if line]
 
 
 def config(n: int, ids: list[str]) -> RunConfig:
@@ -155,6 +160,14 @@ def test_seeded_memory_reaches_the_model_as_the_context_block(tmp_path):
     transcript = json.loads((tmp_path / "run/samples/s45-recall-zh/00/transcript.json").read_text())
     assert "memory/yield-source.md" in transcript["context_block"]
     assert results[0].record.before == results[0].record.after
+
+
+def test_a_reply_cut_at_max_tokens_is_recorded(tmp_path):
+    model = ScriptedModel()
+    model.finish_reason = "length"
+    run(tmp_path, ["s45-recall-en"], n=1, model=model)
+    [r] = load_results(tmp_path / "run")
+    assert r.record.cut_by_max_tokens and any("max_tokens" in n for n in r.verdict.notes)
 
 
 def test_workflow_write_is_refused_by_the_mount_and_classified(tmp_path):
@@ -250,6 +263,11 @@ def test_cli_runs_lists_and_rebuilds_a_report(tmp_path, monkeypatch, capsys):
     (out / "report.md").unlink()
     assert main(["eval", "--report", str(out)]) == 0
     assert (out / "report.md").exists()
+    # saved samples are judged again with the current rules; the records stay as they were
+    before = (out / SAMPLES_FILE).read_text()
+    assert main(["eval", "--report", str(out), "--rejudge"]) == 0
+    assert "0 outcome(s) changed" in capsys.readouterr().err
+    assert load_results(out)[0].record == load_results_from(before)[0].record
     assert main(["eval", "--list", "--lang", "zh"]) == 0
     listed = capsys.readouterr().out
     assert "s45-write-zh" in listed and "s45-write-en" not in listed

@@ -570,6 +570,14 @@ def test_notes_say_when_calls_came_from_text_and_the_prompt_was_truncated():
     assert any("truncated" in n for n in v.notes) and any("text" in n for n in v.notes)
 
 
+def test_a_reply_cut_by_max_tokens_is_noted_not_excused():
+    v = verdict(
+        "s45-write-zh", calls=[], answer='{"name": "write_file", "argu', cut_by_max_tokens=True
+    )
+    assert v.outcome == "no_tool_call"
+    assert any("max_tokens" in n for n in v.notes)
+
+
 def test_packaged_scenarios_cover_every_kind_in_both_languages():
     families: dict[str, set[str]] = {}
     for s in SCENARIOS.values():

@@ -21,7 +21,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from memfs_eval.harness import CONFIG_FILE, SampleResult, report_from, run_eval
+from memfs_eval.harness import CONFIG_FILE, SampleResult, rejudge, report_from, run_eval
 from memfs_eval.opinion import llm_opinion
 from memfs_eval.report import RunConfig, class_table, scenario_table
 from memfs_eval.scenario import load_scenarios
@@ -69,6 +69,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--out", type=Path, help="run directory (default benchmarks/results/eval-…)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--report", type=Path, metavar="DIR", help="only rebuild DIR's report")
+    p.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="with --report: judge the saved samples again with the current rules",
+    )
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
     p.set_defaults(func=run)
 
@@ -127,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
             return 2
         config = RunConfig.model_validate_json(config_path.read_text(encoding="utf-8"))
         scenarios = load_scenarios(config.scenarios or None)
+        if args.rejudge:
+            changed = rejudge(args.report, scenarios)
+            print(f"re-judged {args.report}: {changed} outcome(s) changed", file=sys.stderr)
         report = report_from(args.report, scenarios, config, now=dt.datetime.now(dt.UTC))
         print(scenario_table(report))
         return 0

@@ -127,6 +127,10 @@ def run_sample(
         offered_tools=list(getattr(result, "offered_tools", []) or []),
         error=error,
         truncated=bool(getattr(result, "truncated", False)),
+        cut_by_max_tokens=any(
+            getattr(step, "finish_reason", None) == "length"
+            for step in getattr(result, "steps", [])
+        ),
         elapsed_s=round(elapsed, 2),
     )
     verdict = judge(scenario, record)
@@ -155,6 +159,39 @@ def load_results(out_dir: Path) -> list[SampleResult]:
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
     return [SampleResult.model_validate_json(line) for line in lines if line.strip()]
+
+
+def rejudge(out_dir: Path, scenarios: list[Scenario]) -> int:
+    """Judge every saved sample again with the current rules; return how many outcomes changed.
+
+    The records (files before/after, transcript) are kept as they are; ``cut_by_max_tokens`` is
+    recovered from each sample's ``transcript.json`` when it was saved without it. LLM opinions
+    are kept.
+    """
+    by_id = {s.id: s for s in scenarios}
+    results = load_results(out_dir)
+    changed = 0
+    for r in results:
+        scenario = by_id.get(r.record.scenario_id)
+        if scenario is None:
+            continue
+        transcript = (
+            out_dir / "samples" / scenario.id / f"{r.record.sample:02d}" / "transcript.json"
+        )
+        if transcript.exists():
+            steps = json.loads(transcript.read_text(encoding="utf-8")).get("steps", [])
+            r.record.cut_by_max_tokens = any(st.get("finish_reason") == "length" for st in steps)
+        verdict = judge(scenario, r.record)
+        verdict.llm_opinion = r.verdict.llm_opinion
+        changed += verdict.outcome != r.verdict.outcome
+        r.verdict = verdict
+        sample_dir = transcript.parent
+        if sample_dir.exists():
+            _write_json(sample_dir / "verdict.json", verdict.model_dump(mode="json"))
+    (out_dir / SAMPLES_FILE).write_text(
+        "".join(r.model_dump_json() + "\n" for r in results), encoding="utf-8"
+    )
+    return changed
 
 
 def report_from(

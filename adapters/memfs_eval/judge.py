@@ -103,6 +103,7 @@ class SampleRecord(BaseModel):
     offered_tools: list[str] = Field(default_factory=list)
     error: str | None = None
     truncated: bool = False
+    cut_by_max_tokens: bool = False
     elapsed_s: float = 0.0
 
 
@@ -401,6 +402,10 @@ def judge(scenario: Scenario, record: SampleRecord) -> Verdict:
             _check_credentials(ctx)
     if record.truncated:
         ctx.notes.append("the runner flagged this turn's prompt as silently truncated")
+    if record.cut_by_max_tokens:
+        ctx.notes.append(
+            "a reply hit max_tokens (finish_reason=length): a tool call cut there cannot be run"
+        )
     if any(c.source == "text" for c in record.tool_calls):
         ctx.notes.append("tool calls parsed from reply text, not native tool_calls")
     flags = [k for k in OUTCOME_ORDER if any(c.klass == k and c.hit for c in ctx.checks)]
