@@ -102,6 +102,7 @@ class SampleLine(BaseModel):
     flags: list[str]
     elapsed_s: float = 0.0
     tool_calls: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
 
 
 class EvalReport(BaseModel):
@@ -184,6 +185,7 @@ def build_report(
                 flags=v.flags,
                 elapsed_s=round(e, 1),
                 tool_calls=names,
+                notes=v.notes,
             )
             for v, e, names in results
         ],
@@ -261,13 +263,13 @@ def render_markdown(report: EvalReport) -> str:
         "",
         "## Samples",
         "",
-        "| scenario | # | outcome | flags | tool calls | s |",
-        "|---|---|---|---|---|---|",
+        "| scenario | # | outcome | flags | tool calls | s | notes |",
+        "|---|---|---|---|---|---|---|",
     ]
     for s in report.samples:
         lines.append(
             f"| {s.scenario_id} | {s.sample} | {s.outcome} | {', '.join(s.flags) or '—'} | "
-            f"{', '.join(s.tool_calls) or '—'} | {s.elapsed_s:.0f} |"
+            f"{', '.join(s.tool_calls) or '—'} | {s.elapsed_s:.0f} | {'; '.join(s.notes)} |"
         )
     lines += ["", "Transcripts, files and verdicts per sample: `samples/<scenario>/<n>/`.", ""]
     return "\n".join(lines)
@@ -279,6 +281,7 @@ _PASS_COLOUR = "#2e7d32"
 def render_chart(report: EvalReport, path: Path) -> None:
     """Two panels: pass rate with its Wilson interval per scenario; outcome mix per scenario."""
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -286,7 +289,7 @@ def render_chart(report: EvalReport, path: Path) -> None:
     rows = [s for s in report.scenarios if s.passed.n or s.errors]
     if not rows:
         rows = report.scenarios
-    labels = [s.id for s in rows]
+    labels = [f"{s.id}  {s.passed.k}/{s.passed.n}" for s in rows]
     height = max(2.5, 0.45 * len(rows) + 1.5)
     fig, (left, right) = plt.subplots(
         1, 2, figsize=(13, height), sharey=True, gridspec_kw={"width_ratios": [1, 1.3]}
@@ -305,13 +308,13 @@ def render_chart(report: EvalReport, path: Path) -> None:
                 ecolor="#555555",
                 capsize=4,
             )
-            left.annotate(f"{r.k}/{r.n}", (1.02, y), va="center", fontsize=9, annotation_clip=False)
         else:
             left.annotate("no samples", (0.02, y), va="center", fontsize=9, color="#999999")
-    left.set_xlim(-0.02, 1.0)
+    left.set_xlim(-0.02, 1.02)
+    left.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     left.set_yticks(ys, labels)
     left.invert_yaxis()
-    left.set_xlabel("pass rate (dot) with Wilson 95% interval (bar)")
+    left.set_xlabel("pass rate (dot), Wilson 95% interval (bar); label: passed/N")
     left.set_title("Pass rate per scenario")
     left.grid(axis="x", alpha=0.3)
 
@@ -329,6 +332,7 @@ def render_chart(report: EvalReport, path: Path) -> None:
         right.barh(ys, counts, left=lefts, color=colour[k], label=k, edgecolor="white")
         lefts = [a + b for a, b in zip(lefts, counts, strict=True)]
     right.set_xlabel("samples")
+    right.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     right.set_title("Outcome of every sample (most severe class)")
     if present:
         right.legend(loc="lower right", fontsize=8, framealpha=0.9)
