@@ -14,13 +14,12 @@ Seed §2.2 decision 3, Phase 1 and §3.5:
 from __future__ import annotations
 
 import html
-import re
 import threading
 from collections import OrderedDict
 
 from memfs.filesystem import INDEX_FILE, MemFS
 from memfs.manifest import AgentManifest
-from memfs.staleness import REMINDER_CLOSE, REMINDER_OPEN
+from memfs.staleness import OPEN_BRACKETS, REMINDER_CLOSE, REMINDER_OPEN, tag_pattern
 
 FILE_TAG = "context_file"
 
@@ -30,22 +29,19 @@ FRAME_PREAMBLE = (
     "them — the user's own message comes after this block."
 )
 
-# Anything a model could read as opening or closing one of the frame's tags: any case, spaces
-# inside the bracket, separators between the words, and the '<' look-alikes a tokenizer folds.
-_LT = "<\uff1c\ufe64\u2039\u3008\u2329\u27e8"
-_FRAME_TAG = re.compile(
-    rf"[{_LT}](?=\s*/?\s*(?:system[\s_\-\u2010-\u2015]*reminder|context[\s_\-\u2010-\u2015]*files?)\b)",
-    re.IGNORECASE,
-)
+# Anything a model could read as opening or closing one of the frame's tags: the same pattern
+# the staleness reminder uses (case, separators, invisible characters, look-alike letters and
+# brackets, unclosed tags), so the frame and the reminder cannot be forged in different ways.
+_FRAME_TAG = tag_pattern("system-reminder", "context-file", "context-files")
 
 
 def escape_frame_tags(text: str) -> str:
     """Make every frame-like tag in file content inert by escaping its opening bracket."""
     # Every match starts with one of these characters; a str find per character is ~10x
     # cheaper than the regex over a 17k-character CJK index, which runs on every turn.
-    if not any(c in text for c in _LT):
+    if not any(c in text for c in OPEN_BRACKETS):
         return text
-    return _FRAME_TAG.sub("&lt;", text)
+    return _FRAME_TAG.sub(lambda m: "&lt;" + m.group(0)[1:], text)
 
 
 def context_files_block(entries: list[tuple[str, str]]) -> str:

@@ -37,6 +37,8 @@ def reminder_text(days: int) -> str:
 # '<' / '>'.
 _LT = "<\uff1c\ufe64\u2039\u3008\u2329\u27e8\u02c2\u1438\u276e"
 _GT = ">\uff1e\ufe65\u203a\u3009\u232a\u27e9\u02c3\u1433\u276f"
+OPEN_BRACKETS = _LT
+"""Every character a tag from :func:`tag_pattern` can start with (a cheap pre-check)."""
 _INVISIBLE = (
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e01ef"
