@@ -69,8 +69,9 @@ class MemoryRecord(BaseModel):
     """``metadata.type`` (or an older top-level ``type``); unknown values kept, with a finding."""
     recorded: dt.date | None = None
     body: str = ""
-    extra: dict[str, Any] = Field(default_factory=dict)
-    metadata_extra: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[Any, Any] = Field(default_factory=dict)
+    """YAML keys need not be text (``1:``, ``on:``, ``?``): they are kept as parsed."""
+    metadata_extra: dict[Any, Any] = Field(default_factory=dict)
     """Keys under ``metadata`` other than ``type`` and ``recorded``."""
     links: list[str] = Field(default_factory=list)
     """``[[wikilink]]`` targets in the body."""
@@ -224,6 +225,12 @@ def parse_memory(data: str | bytes, path: str = "") -> MemoryRecord:
     meta_extra = {k: v for k, v in meta.items() if k not in _KNOWN_META}
     if "recorded" in meta and recorded is None:
         meta_extra["recorded"] = meta["recorded"]
+
+    odd_keys = [k for k in [*extra, *meta_extra] if not isinstance(k, str)]
+    if odd_keys:
+        findings.append(
+            f"{where}: frontmatter keys {odd_keys!r} are not text in YAML (quote them, e.g. '1':)"
+        )
 
     record = MemoryRecord(
         path=path,
