@@ -282,7 +282,8 @@ PATTERNS: tuple[CredentialPattern, ...] = (
         "high-entropy string next to a credential word",
         re.compile(
             rf"(?:{_SPECIFIC_WORDS}|{_GENERIC_WORDS})s?\b[^\n]{{0,40}}?"
-            r"(?<![a-z0-9+/_\-])(?P<value>[a-z0-9+/_\-]{24,}={0,2})(?![a-z0-9+/_\-])"
+            # A run followed by ".md" or another extension is a file name, not a secret.
+            r"(?<![a-z0-9+/_\-])(?P<value>[a-z0-9+/_\-]{24,}={0,2})(?![a-z0-9+/_\-]|\.[a-z])"
         ),
         "value",
         lambda v: _random_looking(v, min_len=24, min_entropy=3.8),

@@ -300,3 +300,10 @@ def test_agent_write_tools_return_the_refusal_as_text(fs):
     )
     assert out.startswith("Error:") and "credential" in out
     assert b"ghp_" not in fs.raw.cat_file("memory/deploy-notes.md")
+
+
+def test_a_memory_path_next_to_a_credential_word_is_not_a_secret() -> None:
+    """An index line of the 10,000-file generated store: a title about API keys, then its link."""
+    line = "- [不要把憑證或 API key 寫進](memory/line3_prompt_9536.md) — The dashboard lives here"
+    assert find_credentials(line) == []
+    assert find_credentials("api key: aK9fQ2xL7mN4pR8sT1vW3yZ6") != []
