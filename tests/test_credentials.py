@@ -24,7 +24,16 @@ from memfs.credentials import (
 
 from tests.conftest import TODAY
 
-SEED_TEXT = Path("/work/shared/seeds/000_9a5b684c7aba42fa.txt")
+_REPO = Path(__file__).resolve().parents[1]
+# shared/ sits beside the repository (in CI too); the seed is the design's own text.
+SEED_TEXT = next(
+    (
+        p / "seeds" / "000_9a5b684c7aba42fa.txt"
+        for p in (_REPO.parent / "shared", _REPO / "shared", Path("/work/shared"))
+        if (p / "seeds" / "000_9a5b684c7aba42fa.txt").exists()
+    ),
+    None,
+)
 
 B62 = string.ascii_letters + string.digits
 B64 = B62 + "+/"
@@ -179,7 +188,9 @@ def test_prose_about_secrets_is_not_refused(text):
     check_credentials("memory/x.md", text)  # does not raise
 
 
+@pytest.mark.skipif(SEED_TEXT is None, reason="shared/seeds is not beside this checkout")
 def test_no_false_positive_on_the_seed_design():
+    assert SEED_TEXT is not None
     text = SEED_TEXT.read_text(encoding="utf-8")
     assert "API key" in text and "token" in text  # the seed talks about credentials a lot
     assert find_credentials(text) == []
