@@ -14,6 +14,7 @@ from memfs_eval.judge import (
     SampleRecord,
     ToolCallRecord,
     Verdict,
+    contains_any,
     date_forms,
     find_fabrications,
     identity_polarity,
@@ -501,6 +502,12 @@ def test_seed_skill_is_wrong_mechanism_and_fabrication_and_inversion():
     fab = next(c for c in v.checks if c.klass == "fabrication")
     for specific in ("08:00", "17:00", ">120", "<50", "σ", "number 6"):
         assert specific in fab.detail
+
+
+def test_fact_keywords_match_across_spacing_and_underscores():
+    assert contains_any("the MES Daily Yield table", ["daily_yield"]) == "daily_yield"
+    assert contains_any("ＭＥＳ daily-yield", ["daily_yield"]) == "daily_yield"
+    assert contains_any("the QA weekly report", ["daily_yield"]) is None
 
 
 def test_fabrication_lists_each_kind_of_specific():

@@ -145,10 +145,18 @@ def norm(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+_JOINERS = re.compile(r"[\s_\-]+")
+
+
 def contains_any(text: str, keywords: Iterable[str]) -> str | None:
-    t = norm(text)
+    """The first keyword found in ``text``, ignoring case, width, spaces, ``_`` and ``-``.
+
+    ``daily_yield`` is found in "the MES daily yield table": a fact paraphrased with its name
+    intact landed; what the rules check is that it is there, not its spelling.
+    """
+    t = _JOINERS.sub("", norm(text))
     for k in keywords:
-        if norm(k) in t:
+        if _JOINERS.sub("", norm(k)) in t:
             return k
     return None
 
