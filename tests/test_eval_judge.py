@@ -369,6 +369,28 @@ CASES: list[Case] = [
     ),
     (
         "recall_fail",
+        "a 1.5B model's real reply: the context block echoed, then a made-up user turn",
+        lambda: verdict(
+            "s45-recall-zh",
+            calls=[],
+            answer="<system-reminder>\nThe workspace files below are loaded …\n"
+            '<context_file path="MEMORY.md">\n'
+            "- [良率來源 = MES daily_yield](memory/yield-source.md) — 不是 QA 週報\n"
+            "</context_file>\n</system-reminder>\n\n<user>\n好的，請先跟我說明一下 Cpk 是什麼？\n",
+        ),
+    ),
+    (
+        "recall_fail",
+        "only the echoed context block, nothing else",
+        lambda: verdict(
+            "workflow-zh",
+            calls=[],
+            answer='<system-reminder>\n<context_file path="MEMORY.md">\n'
+            "- [良率來源 = MES daily_yield](memory/yield-source.md)\n</context_file>\n",
+        ),
+    ),
+    (
+        "recall_fail",
         "right source, then explains Cpk anyway",
         lambda: verdict(
             "s45-recall-en",

@@ -520,11 +520,25 @@ def _allowed(s: Scenario) -> list[str]:
     return allowed
 
 
+_ECHO = re.compile(
+    r"<system-reminder>.*?(?:</system-reminder>|\Z)|<context_file\b.*?(?:</context_file>|\Z)",
+    re.DOTALL,
+)
+
+
+def strip_echo(answer: str) -> str:
+    """The answer without echoed reminder/context blocks: repeating the injected index is not
+    recalling it (a small model sometimes replies with the block itself)."""
+    return _ECHO.sub("", answer).strip()
+
+
 def _check_recall(ctx: _Ctx) -> None:
     recall = ctx.s.expect.recall
     if recall is None:
         return
-    answer = ctx.rec.final_text
+    answer = strip_echo(ctx.rec.final_text)
+    if answer != ctx.rec.final_text.strip():
+        ctx.notes.append("the answer echoed injected context; only the rest was judged")
     missing = [g for g in recall.all_groups if not contains_any(answer, g)]
     said = [p for p in recall.forbid if re.search(p, norm(answer), re.IGNORECASE)]
     detail = []
