@@ -506,6 +506,16 @@ CASES: list[Case] = [
         ),
     ),
     (
+        "write_in_workflow",
+        "a write_file call left in the answer as text nobody could parse",
+        lambda: verdict(
+            "workflow-zh",
+            calls=[],
+            answer='```json\n{"name": "write_file", "arguments": {"path": "memory/r.md", '
+            '"content": `daily_yield`}}\n```',
+        ),
+    ),
+    (
         "recall_fail",
         "workflow answer that ignores memory",
         lambda: verdict("workflow-en", calls=[], answer="Use the QA weekly report."),
