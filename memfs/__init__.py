@@ -5,7 +5,8 @@ frontmatter, and an index ``MEMORY.md`` at the workspace root. :class:`MemFS` is
 the rules live (staleness reminder, read-only mounts, path confinement, trusted write dates).
 """
 
-from memfs.filesystem import INDEX_FILE, MEMORY_DIR, MemFS, read_only_error
+from memfs.filesystem import MemFS, read_only_error
+from memfs.layout import INDEX_FILE, MEMORY_DIR, PLATFORM, Layout
 from memfs.paths import UnsafePathError
 from memfs.staleness import reminder_text
 from memfs.stores import FileStore, FsspecFileStore, InMemoryFileStore, LocalFileStore
@@ -13,9 +14,11 @@ from memfs.stores import FileStore, FsspecFileStore, InMemoryFileStore, LocalFil
 __all__ = [
     "INDEX_FILE",
     "MEMORY_DIR",
+    "PLATFORM",
     "FileStore",
     "FsspecFileStore",
     "InMemoryFileStore",
+    "Layout",
     "LocalFileStore",
     "MemFS",
     "UnsafePathError",

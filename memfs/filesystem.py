@@ -31,14 +31,13 @@ from fsspec.spec import AbstractFileSystem
 from memfs import concurrency, staleness
 from memfs.credentials import check_credentials
 from memfs.frontmatter_block import with_recorded
+from memfs.layout import INDEX_FILE, MEMORY_DIR, PLATFORM, Layout
 from memfs.paths import UnsafePathError, normalize, parent
 from memfs.stores import FileStore, FsspecFileStore, LocalFileStore, supports_preconditions
 
 Clock = Callable[[], dt.date]
 
-INDEX_FILE = "MEMORY.md"
-MEMORY_DIR = "memory"
-
+__all__ = ["INDEX_FILE", "MEMORY_DIR", "MemFS", "read_only_error"]
 
 _FALLBACK_LOCK = threading.RLock()
 """Conditional writes on a store whose ``write`` takes no precondition: atomic per process."""
@@ -80,7 +79,7 @@ class MemFS(AbstractFileSystem):
         read_only: bool = False,
         decorate: bool = True,
         clock: Clock | None = None,
-        memory_dir: str = MEMORY_DIR,
+        layout: Layout = PLATFORM,
         credential_guard: bool = True,
         **storage_options: Any,
     ) -> None:
@@ -100,7 +99,7 @@ class MemFS(AbstractFileSystem):
         self.is_read_only = read_only
         self.decorates = decorate
         self.clock: Clock = clock or utc_today
-        self.memory_dir = normalize(memory_dir)
+        self.layout = layout
         self.credential_guard = credential_guard
 
     def __repr__(self) -> str:
@@ -116,7 +115,7 @@ class MemFS(AbstractFileSystem):
             "read_only": self.is_read_only,
             "decorate": self.decorates,
             "clock": self.clock,
-            "memory_dir": self.memory_dir,
+            "layout": self.layout,
             "credential_guard": self.credential_guard,
         }
         opts.update(changes)
@@ -134,10 +133,13 @@ class MemFS(AbstractFileSystem):
     def today(self) -> dt.date:
         return self.clock()
 
+    @property
+    def memory_dir(self) -> str:
+        return self.layout.memory_dir
+
     def is_memory_file(self, path: str) -> bool:
-        """Whether ``path`` is a memory file (``memory/**.md``): the files that get a reminder."""
-        rel = self._rel(path)
-        return rel.startswith(self.memory_dir + "/") and rel.endswith(".md")
+        """Whether ``path`` is a memory file of this workspace's layout (gets a reminder)."""
+        return self.layout.is_memory_file(self._rel(path))
 
     # -- paths ---------------------------------------------------------------------------------
 
@@ -164,7 +166,7 @@ class MemFS(AbstractFileSystem):
     # -- the view a reader gets ------------------------------------------------------------------
 
     def _view(self, rel: str, raw: bytes) -> bytes:
-        if self.decorates and rel.startswith(self.memory_dir + "/") and rel.endswith(".md"):
+        if self.decorates and self.layout.is_memory_file(rel):
             return staleness.decorate(raw, self.today())
         return raw
 
@@ -180,8 +182,8 @@ class MemFS(AbstractFileSystem):
         :class:`~memfs.credentials.CredentialRefusedError` when they look like they hold a
         credential (they are replayed into every later turn), unless ``credential_guard=False``.
         """
-        is_memory = rel.startswith(self.memory_dir + "/") and rel.endswith(".md")
-        if self.credential_guard and (is_memory or rel == INDEX_FILE):
+        is_memory = self.layout.is_memory_file(rel)
+        if self.credential_guard and (is_memory or self.layout.is_index(rel)):
             check_credentials(rel, data)
         if is_memory:
             data = staleness.strip_reminders(data)

@@ -27,6 +27,7 @@ from anthropic.types.beta import BetaMemoryTool20250818CreateCommand
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memfs import INDEX_FILE, InMemoryFileStore, LocalFileStore, MemFS
+from memfs.layout import Layout
 from memfs.staleness import reminder_text
 
 from memfs_anthropic import (
@@ -595,7 +596,7 @@ def test_shadowed_memory_dir_index_is_neither_listed_nor_reachable() -> None:
 
 
 def test_custom_memory_dir(tmp_path: Path) -> None:
-    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY, memory_dir="notes/mem")
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY, layout=Layout.platform("notes/mem"))
     tool = MemFSMemoryTool(fs)
     run(tool, C("/memories/a.md", "a\n"))
     assert fs.raw.find("") == ["notes/mem/a.md"]
