@@ -1,13 +1,22 @@
 """memfs: Claude-Code-style persistent memory for LLM agents, as an fsspec filesystem.
 
-Memory is plain markdown in an item's workspace: ``memory/<name>.md`` files with YAML
-frontmatter, and an index ``MEMORY.md`` at the workspace root. :class:`MemFS` is the one place
-the rules live (staleness reminder, read-only mounts, path confinement, trusted write dates).
+Memory is plain markdown in an item's workspace: memory files with YAML frontmatter, and an
+index ``MEMORY.md``; where they live is the workspace's :class:`Layout`. :class:`MemFS` is the
+one place the rules live (staleness reminder, read-only mounts, path confinement, trusted write
+dates, the credential guard). Every error a caller catches is exported here.
 """
 
-from memfs.filesystem import MemFS, read_only_error
+from memfs.credentials import CredentialRefusedError
+from memfs.errors import (
+    PathConflictError,
+    PreconditionFailedError,
+    ReadOnlyError,
+    UnsafePathError,
+    UpdateConflictError,
+    WriteConflictError,
+)
+from memfs.filesystem import MemFS
 from memfs.layout import INDEX_FILE, MEMORY_DIR, PLATFORM, Layout
-from memfs.paths import UnsafePathError
 from memfs.staleness import reminder_text
 from memfs.stores import FileStore, FsspecFileStore, InMemoryFileStore, LocalFileStore
 
@@ -15,13 +24,18 @@ __all__ = [
     "INDEX_FILE",
     "MEMORY_DIR",
     "PLATFORM",
+    "CredentialRefusedError",
     "FileStore",
     "FsspecFileStore",
     "InMemoryFileStore",
     "Layout",
     "LocalFileStore",
     "MemFS",
+    "PathConflictError",
+    "PreconditionFailedError",
+    "ReadOnlyError",
     "UnsafePathError",
-    "read_only_error",
+    "UpdateConflictError",
+    "WriteConflictError",
     "reminder_text",
 ]

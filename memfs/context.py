@@ -17,7 +17,8 @@ import html
 import threading
 from collections import OrderedDict
 
-from memfs.filesystem import INDEX_FILE, MemFS
+from memfs.filesystem import MemFS
+from memfs.layout import INDEX_FILE
 from memfs.manifest import AgentManifest
 from memfs.staleness import OPEN_BRACKETS, REMINDER_CLOSE, REMINDER_OPEN, tag_pattern
 

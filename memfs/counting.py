@@ -93,10 +93,9 @@ class CountingFileStore:
         self._counts: Counter[str] = Counter()
         self._bytes_read = 0
         self._bytes_written = 0
-        if not supports_preconditions(inner):
-            # Advertise exactly what the inner store takes: MemFS picks its conditional-write
-            # path by the signature, and counting must not change which path it picks.
-            self.write = self._write_plain  # type: ignore[method-assign, assignment]
+        # Declare exactly what the inner store can do: counting must not change which
+        # conditional-write path MemFS takes.
+        self.conditional_writes = supports_preconditions(inner)
 
     def __repr__(self) -> str:
         # MemFS and fsspec key caches on repr: keep it stable and distinct from the inner store.
@@ -166,10 +165,6 @@ class CountingFileStore:
         else:
             inner: Any = self.inner
             inner.write(path, data, expected_sha256=expected_sha256, create=create)
-
-    def _write_plain(self, path: str, data: bytes) -> None:
-        self._count("write", written=len(data))
-        self.inner.write(path, data)
 
     def write_from_path(self, path: str, local_path: str) -> None:
         self._count("write_from_path")

@@ -18,43 +18,39 @@ is written once, here:
 from __future__ import annotations
 
 import datetime as dt
-import errno
 import io
 import os
-import threading
+import random
+import time
 from collections.abc import Callable
 from typing import Any
 
 import fsspec
 from fsspec.spec import AbstractFileSystem
 
-from memfs import concurrency, staleness
+from memfs import errors, staleness
+from memfs.conflicts import content_sha256
 from memfs.credentials import check_credentials
 from memfs.frontmatter_block import with_recorded
-from memfs.layout import INDEX_FILE, MEMORY_DIR, PLATFORM, Layout
-from memfs.paths import UnsafePathError, normalize, parent
-from memfs.stores import FileStore, FsspecFileStore, LocalFileStore, supports_preconditions
+from memfs.layout import PLATFORM, Layout
+from memfs.paths import normalize, parent
+from memfs.stores import (
+    ConditionalFileStore,
+    FileStore,
+    FsspecFileStore,
+    LocalFileStore,
+    with_preconditions,
+)
 
 Clock = Callable[[], dt.date]
+Change = Callable[[bytes | None], bytes]
 
-__all__ = ["INDEX_FILE", "MEMORY_DIR", "MemFS", "read_only_error"]
-
-_FALLBACK_LOCK = threading.RLock()
-"""Conditional writes on a store whose ``write`` takes no precondition: atomic per process."""
+DEFAULT_ATTEMPTS = 8
+"""Read → change → write rounds :meth:`MemFS.update` tries before giving up."""
 
 
 def utc_today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
-
-
-def read_only_error(path: str, action: str) -> PermissionError:
-    return PermissionError(
-        errno.EROFS,
-        f"Cannot {action} {path or '/'!r}: this workspace is mounted read-only. Workflow runs "
-        "read memory but do not write it; to change memory, do it from a chat turn or as an "
-        "explicit workflow step that writes memory.",
-        path or "/",
-    )
 
 
 class MemFS(AbstractFileSystem):
@@ -63,6 +59,7 @@ class MemFS(AbstractFileSystem):
     Build it from a store (``MemFS(LocalFileStore("/data/items/42"))``), a local directory
     (``MemFS(path="/data/items/42")``) or any fsspec target the way ``DirFileSystem`` chains
     one (``MemFS(path="bucket/items/42", target_protocol="s3", target_options={...})``).
+    ``layout`` says where the memory area and the index are (:mod:`memfs.layout`).
     """
 
     protocol = "memfs"
@@ -95,7 +92,8 @@ class MemFS(AbstractFileSystem):
                     "MemFS needs a workspace: pass a FileStore, a local directory as path=, "
                     "or path= with target_protocol= (e.g. 's3')."
                 )
-        self.store: FileStore = store
+        # Wrapped once here, so every write below is one call whatever the store can do.
+        self.store: ConditionalFileStore = with_preconditions(store)
         self.is_read_only = read_only
         self.decorates = decorate
         self.clock: Clock = clock or utc_today
@@ -161,7 +159,7 @@ class MemFS(AbstractFileSystem):
 
     def _check_writable(self, path: str, action: str) -> None:
         if self.is_read_only:
-            raise read_only_error(self._strip_protocol(path), action)
+            raise errors.ReadOnlyError(self._strip_protocol(path), action)
 
     # -- the view a reader gets ------------------------------------------------------------------
 
@@ -203,40 +201,66 @@ class MemFS(AbstractFileSystem):
         *,
         create: bool = False,
         expected_sha256: str | None = None,
-    ) -> None:
-        """Store ``data`` at ``path``; ``create`` / ``expected_sha256`` make it conditional.
+    ) -> bytes:
+        """Store ``data`` at ``path`` and return the bytes stored (see :meth:`prepare_write`).
 
         ``expected_sha256`` is the sha256 of the stored bytes the caller read (``fs.raw``); if
-        they changed since, :class:`~memfs.concurrency.PreconditionFailedError` is raised and
+        they changed since, :class:`~memfs.errors.PreconditionFailedError` is raised and
         nothing is written. ``create`` refuses an existing path with
-        :class:`~memfs.concurrency.PathConflictError`. Both are FileExistsError.
+        :class:`~memfs.errors.PathConflictError`. Both are FileExistsError.
         """
         self._check_writable(path, "write")
         rel = self._rel(path)
         if not rel:
-            raise IsADirectoryError(
-                errno.EISDIR, "The workspace root is a directory; name a file.", "/"
-            )
+            raise errors.is_a_directory(rel)
         prepared = self.prepare_write(rel, bytes(data))
-        if not create and expected_sha256 is None:
-            self.store.write(rel, prepared)
-        elif supports_preconditions(self.store):
-            store: Any = self.store
-            store.write(rel, prepared, expected_sha256=expected_sha256, create=create)
-        else:
-            # A platform store without preconditions: compare and write under a process lock.
-            expected = (
-                None if expected_sha256 is None else concurrency.check_sha256(expected_sha256)
-            )
-            with _FALLBACK_LOCK:
-                try:
-                    current: bytes | None = self.store.read(rel)
-                except FileNotFoundError:
-                    current = None
-                if not concurrency.check_precondition(
-                    rel, current, prepared, expected_sha256=expected, create=create
-                ):
-                    self.store.write(rel, prepared)
+        self.store.write(rel, prepared, expected_sha256=expected_sha256, create=create)
+        return prepared
+
+    def update(
+        self,
+        path: str,
+        change: Change,
+        *,
+        attempts: int = DEFAULT_ATTEMPTS,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+        base_delay: float = 0.002,
+        max_delay: float = 0.1,
+    ) -> bytes:
+        """Apply ``change`` to the stored bytes of ``path`` without losing a concurrent update.
+
+        Each round reads the raw stored bytes (None when the file does not exist), calls
+        ``change`` on them and writes the result with the read's hash as precondition (or as a
+        create when there was no file). When another writer got in between, the round is
+        repeated on the new content after a short jittered back-off, up to ``attempts`` rounds;
+        then :class:`~memfs.errors.UpdateConflictError` is raised and nothing of this update is
+        stored. ``change`` may raise to abort (the text to replace is gone, say); it may be
+        called several times. Returns the bytes stored, as :meth:`prepare_write` made them.
+        """
+        if attempts < 1:
+            raise ValueError(f"attempts must be at least 1, got {attempts}.")
+        self._check_writable(path, "edit")
+        rng = rng or random.Random()
+        last: errors.WriteConflictError | None = None
+        for attempt in range(1, attempts + 1):
+            try:
+                current: bytes | None = self.store.read(self._rel(path))
+            except FileNotFoundError:
+                current = None
+            new = change(current)
+            try:
+                if current is None:
+                    return self._write(path, new, create=True)
+                return self._write(path, new, expected_sha256=content_sha256(current))
+            except errors.WriteConflictError as e:
+                last = e
+                if attempt < attempts:
+                    sleep(rng.uniform(0, min(max_delay, base_delay * 2**attempt)))
+        assert last is not None
+        raise errors.UpdateConflictError(
+            last.path, last.expected_sha256, last.actual_sha256, attempts=attempts
+        ) from last
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -258,15 +282,19 @@ class MemFS(AbstractFileSystem):
         return self._entry(rel, "file", len(self._view(rel, data)))
 
     def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
+        """Children of a directory; two store calls (``listdir`` + ``ls``) for any size.
+
+        ``detail=True`` reports each file's size as read (the decorated view for a memory
+        file), which costs a read per file; ``detail=False`` does not read files.
+        """
         rel = self._rel(path)
-        if rel and not self.store.is_dir(rel):
-            if not self.store.exists(rel):
-                raise FileNotFoundError(errno.ENOENT, f"No such file or directory: {rel!r}", rel)
-            entries = [self.info(rel)]
-            return entries if detail else [rel]
+        try:
+            names = self.store.listdir(rel)
+        except NotADirectoryError:
+            return [self.info(rel)] if detail else [rel]
         files = set(self.store.ls(rel))
         out: list[dict[str, Any]] = []
-        for name in self.store.listdir(rel):
+        for name in names:
             child = f"{rel}/{name}" if rel else name
             if child in files:
                 size = len(self._read_view(child)) if detail else 0
@@ -290,7 +318,7 @@ class MemFS(AbstractFileSystem):
     def exists(self, path: str, **kwargs: Any) -> bool:
         try:
             return self.store.exists(self._rel(path))
-        except UnsafePathError:
+        except errors.UnsafePathError:
             raise
         except OSError:
             return False
@@ -373,9 +401,9 @@ class MemFS(AbstractFileSystem):
         self._check_writable(path, "create directory")
         rel = self._rel(path)
         if self.store.exists(rel):
-            raise FileExistsError(errno.EEXIST, f"{rel or '/'!r} already exists.", rel)
+            raise errors.already_exists(rel)
         if not create_parents and parent(rel) and not self.store.is_dir(parent(rel)):
-            raise FileNotFoundError(errno.ENOENT, f"Parent of {rel!r} does not exist.", rel)
+            raise errors.not_found(parent(rel))
         self.store.mkdir(rel)
 
     def makedirs(self, path: str, exist_ok: bool = False) -> None:
@@ -384,7 +412,7 @@ class MemFS(AbstractFileSystem):
         if self.store.exists(rel):
             if exist_ok and self.store.is_dir(rel):
                 return
-            raise FileExistsError(errno.EEXIST, f"{rel or '/'!r} already exists.", rel)
+            raise errors.already_exists(rel)
         self.store.mkdir(rel)
 
     def rmdir(self, path: str) -> None:
@@ -394,9 +422,8 @@ class MemFS(AbstractFileSystem):
     def rm_file(self, path: str) -> None:
         self._check_writable(path, "delete")
         rel = self._rel(path)
-        if not rel:
-            raise UnsafePathError(path, "the workspace root cannot be deleted")
-        # fsspec's rm() calls rm_file on the directories it expanded, deepest first.
+        # fsspec's rm() calls rm_file on the directories it expanded, deepest first; the store
+        # refuses the root.
         if self.store.is_dir(rel):
             self.store.rmdir(rel)
         else:
@@ -405,21 +432,15 @@ class MemFS(AbstractFileSystem):
     _rm = rm_file
 
     def rm(self, path: Any, recursive: bool = False, maxdepth: int | None = None) -> None:
-        for p in path if isinstance(path, list) else [path]:
+        paths = path if isinstance(path, list) else [path]
+        for p in paths:
             self._check_writable(p, "delete")
-            if not self._rel(p):
-                raise UnsafePathError(p, "the workspace root cannot be deleted")
+            if not self._rel(p):  # refused before anything under it is deleted
+                raise errors.root_refused("deleted")
         try:
             expanded = self.expand_path(path, recursive=recursive, maxdepth=maxdepth)
         except FileNotFoundError:  # fsspec's message is just the list of paths
-            paths = path if isinstance(path, list) else [path]
-            shown = ", ".join(repr(self._rel(p)) for p in paths)
-            raise FileNotFoundError(
-                errno.ENOENT,
-                f"Nothing to delete: no file or directory {shown} in the workspace. List the "
-                "directory to see what exists.",
-                shown,
-            ) from None
+            raise errors.nothing_to_delete([self._rel(p) for p in paths]) from None
         for p in reversed(expanded):
             rel = self._rel(p)
             if self.store.is_dir(rel):
@@ -439,7 +460,7 @@ class MemFS(AbstractFileSystem):
         for p in path1 if isinstance(path1, list) else [path1]:
             self._check_writable(p, "move")
             if not self._rel(p):
-                raise UnsafePathError(p, "the workspace root cannot be moved")
+                raise errors.root_refused("moved")
         self._check_writable(path2 if isinstance(path2, str) else "", "move into")
         super().mv(path1, path2, recursive=recursive, maxdepth=maxdepth, **kwargs)
 
@@ -476,12 +497,10 @@ class MemFS(AbstractFileSystem):
         if "+" in mode or "r" in mode:
             raise ValueError(f"Mode {mode!r} is not supported: read with 'rb', write with 'wb'.")
         if not rel or self.store.is_dir(rel):
-            raise IsADirectoryError(
-                errno.EISDIR, f"{rel or '/'!r} is a directory; name a file.", rel
-            )
+            raise errors.is_a_directory(rel)
         initial = b""
         if "x" in mode and self.store.exists(rel):
-            raise FileExistsError(errno.EEXIST, f"{rel!r} already exists (opened with 'x').", rel)
+            raise errors.already_exists(rel, " (opened with 'x')")
         if "a" in mode and self.store.exists(rel):
             initial = self.store.read(rel)
         return _WriteFile(self, rel, initial, autocommit, create="x" in mode)

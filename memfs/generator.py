@@ -22,7 +22,8 @@ from statistics import NormalDist
 
 from pydantic import BaseModel, Field
 
-from memfs.filesystem import INDEX_FILE, MemFS
+from memfs.filesystem import MemFS
+from memfs.layout import INDEX_FILE
 
 # The seed's snapshot (2026-07-26, second measurement), the shape every scale keeps.
 SEED_FILES = 261

@@ -62,9 +62,7 @@ class Layout:
 
     def is_memory_file(self, rel: str) -> bool:
         """A memory file: a markdown file in the memory area that is not the index."""
-        return (
-            rel.endswith(MEMORY_SUFFIX) and self.in_memory_area(rel) and rel != self.index_path
-        )
+        return rel.endswith(MEMORY_SUFFIX) and self.in_memory_area(rel) and rel != self.index_path
 
     def memory_path(self, name: str) -> str:
         """The workspace path of the memory file called ``name`` (``user-role`` or ``x.md``)."""

@@ -12,8 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from memfs.filesystem import INDEX_FILE
-from memfs.paths import UnsafePathError, normalize
+from memfs.errors import UnsafePathError
+from memfs.layout import INDEX_FILE
+from memfs.paths import normalize
 
 DEFAULT_INDEX_MAX_LINES = 200
 """Claude Code loads the first 200 lines of ``MEMORY.md``; the opt-in budget warns past that."""

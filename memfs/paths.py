@@ -7,29 +7,17 @@ is touched, so no backend has to get confinement right on its own.
 
 from __future__ import annotations
 
-import errno
 import functools
 import unicodedata
 from urllib.parse import unquote
+
+from memfs.errors import UnsafePathError
 
 MAX_SEGMENT_BYTES = 255
 """Longest path segment in UTF-8 bytes: the common limit of local filesystems and S3 tools."""
 
 MAX_PATH_BYTES = 1024
 """Longest workspace path in UTF-8 bytes: the S3 key limit, well under local PATH_MAX."""
-
-
-class UnsafePathError(PermissionError):
-    """A path that would escape the workspace root or is malformed; nothing was read or written."""
-
-    def __init__(self, path: object, why: str) -> None:
-        shown = path if isinstance(path, str) else repr(path)
-        super().__init__(
-            errno.EACCES,
-            f"Refused path {shown!r}: {why}. Use a path relative to the workspace root, "
-            "such as 'memory/user-role.md' or 'MEMORY.md'.",
-            shown,
-        )
 
 
 def normalize(path: str, *, allow_absolute: bool = False) -> str:

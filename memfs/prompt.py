@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from memfs.filesystem import INDEX_FILE, MEMORY_DIR
+from memfs.layout import INDEX_FILE, MEMORY_DIR
 from memfs.manifest import AgentManifest
 
 PromptVariant = Literal["full", "appendix-a-only"]

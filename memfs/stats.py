@@ -16,8 +16,9 @@ from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from memfs.filesystem import INDEX_FILE, MemFS
+from memfs.filesystem import MemFS
 from memfs.index import parse_index
+from memfs.layout import INDEX_FILE
 from memfs.records import MEMORY_TYPES, MemoryRecord, parse_memory, worth_writing
 from memfs.staleness import FRESH_DAYS, age_in_days
 from memfs.tokens import estimate_tokens, with_margin

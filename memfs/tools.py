@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from memfs.concurrency import update_with_retry
-from memfs.filesystem import INDEX_FILE, MemFS, read_only_error
-from memfs.paths import UnsafePathError, normalize
+from memfs.errors import UnsafePathError
+from memfs.filesystem import MemFS
+from memfs.layout import INDEX_FILE
+from memfs.paths import normalize
 
 if TYPE_CHECKING:
     from memfs.manifest import AgentManifest
@@ -273,8 +274,6 @@ class FileToolExecutor:
                 args = tool.args.model_validate(raw)
             except ValidationError as e:
                 raise ToolCallError(_validation_message(name, tool.args, e)) from e
-            if tool.writes and self.fs.is_read_only:
-                raise read_only_error(getattr(args, "path", ""), name.replace("_file", ""))
             return self._handlers[name](args)
         except ToolCallError as e:
             return f"Error: {e}"
@@ -392,7 +391,7 @@ class FileToolExecutor:
 
         # Read raw -> replace -> write only if the file is still what was read; a concurrent
         # turn's edit is re-read and this one re-applied on top (bounded), never overwritten.
-        update_with_retry(self.fs, rel, change)
+        self.fs.update(rel, change)
         return f"Edited {rel} (line {where[0]}).{self._index_note(rel)}"
 
     def _list_files(self, args: ListFilesArgs) -> str:

@@ -1,6 +1,6 @@
 """Turn builders: the messages one agent turn sends, and the history it persists.
 
-Seed Phase 1 and §2.3. A chat turn and a workflow turn are built the same way — system prompt
+A chat turn and a workflow turn are built the same way — system prompt
 (the app's prompt plus the memory section), history, then the newest user message with the
 context block in front of it — with two differences: a workflow turn reads its files through a
 read-only mount of the same workspace, and its memory section says memory is read-only there.
@@ -13,18 +13,20 @@ same messages.
 from __future__ import annotations
 
 import copy
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from memfs.budget import TruncationReport, reduce_history
 from memfs.context import build_context_block
+from memfs.entrypoints import TurnMode, mount_for_mode
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
 from memfs.prompt import PromptVariant, memory_prompt
 
 Message = dict[str, Any]
-TurnMode = Literal["chat", "workflow"]
+"""One chat message in OpenAI format."""
 
 
 class ChatTurn(BaseModel):
@@ -98,65 +100,86 @@ def assemble_turn(
     )
 
 
-def build_chat_turn(
+def build_turn(
     *,
     history: list[Message],
     user_message: str,
     manifest: AgentManifest,
     fs: MemFS | None,
+    mode: TurnMode = "chat",
     system_prompt: str = "",
     prompt_variant: PromptVariant = "full",
     budget_tokens: int | None = None,
 ) -> ChatTurn:
-    """An app chat turn: memory is read (injected) here, and written by the agent's file tools.
+    """A turn of an item's agent: the context block and the memory prompt for ``mode``.
 
-    ``history`` is the persisted conversation without a system message. ``fs`` is the item's
-    workspace; its writable mount is what the chat turn's file tools get. ``budget_tokens``
-    (optional) fits the messages to a token budget; see :func:`assemble_turn`.
+    ``history`` is the persisted conversation without a system message; ``fs`` the item's
+    workspace (None: no memory at all). The turn reads through the mount the entry-point matrix
+    gives ``mode`` (:func:`memfs.entrypoints.mount_for_mode`): a chat turn the workspace as
+    given, a workflow turn a read-only mount, whose file tools get the filesystem's EROFS
+    refusal on every write. The memory prompt says read-only exactly when the mount is.
+    ``budget_tokens`` (optional) fits the messages to a token budget; see
+    :func:`assemble_turn`.
     """
+    mount = mount_for_mode(mode, fs)
     return assemble_turn(
         history=history,
         user_message=user_message,
-        context_block=build_context_block(fs, manifest),
-        system_prompt=compose_system_prompt(
-            system_prompt, manifest, variant=prompt_variant, has_workspace=fs is not None
-        ),
-        mode="chat",
-        budget_tokens=budget_tokens,
-    )
-
-
-def build_workflow_turn(
-    *,
-    history: list[Message],
-    user_message: str,
-    manifest: AgentManifest,
-    fs: MemFS | None,
-    system_prompt: str = "",
-    prompt_variant: PromptVariant = "full",
-    budget_tokens: int | None = None,
-) -> ChatTurn:
-    """A workflow turn: the same block as chat, read through a read-only mount (decision 6).
-
-    The file tools of a workflow run get ``workflow_fs(fs)``, so a write is refused with
-    ``PermissionError(errno.EROFS)`` by the filesystem, not by this builder.
-    """
-    return assemble_turn(
-        history=history,
-        user_message=user_message,
-        context_block=build_context_block(workflow_fs(fs), manifest),
+        context_block=build_context_block(mount, manifest),
         system_prompt=compose_system_prompt(
             system_prompt,
             manifest,
             variant=prompt_variant,
-            read_only=True,
-            has_workspace=fs is not None,
+            read_only=mount is not None and mount.is_read_only,
+            has_workspace=mount is not None,
         ),
-        mode="workflow",
+        mode=mode,
         budget_tokens=budget_tokens,
     )
 
 
-def workflow_fs(fs: MemFS | None) -> MemFS | None:
-    """The mount a workflow run gets: the same workspace, read-only."""
-    return None if fs is None else fs.read_only()
+def build_chat_turn(**kwargs: Any) -> ChatTurn:
+    """An app chat turn: memory is injected, and the agent's file tools write it."""
+    return build_turn(mode="chat", **kwargs)
+
+
+def build_workflow_turn(**kwargs: Any) -> ChatTurn:
+    """A workflow turn: the same block as chat, read through a read-only mount."""
+    return build_turn(mode="workflow", **kwargs)
+
+
+def _no_memory(*, history: list[Message], user_message: str, system_prompt: str) -> ChatTurn:
+    return assemble_turn(
+        history=history, user_message=user_message, context_block="", system_prompt=system_prompt
+    )
+
+
+def kb_chat_turn(*, history: list[Message], user_message: str, system_prompt: str = "") -> ChatTurn:
+    """KB chat: a retriever over collections, no item workspace — no memory, no memory prompt."""
+    return _no_memory(history=history, user_message=user_message, system_prompt=system_prompt)
+
+
+def sub_agent_turn(*, task: str, system_prompt: str = "") -> ChatTurn:
+    """A sub-agent (``ask_knowledge_base`` / ``ask_wiki``): a disposable, isolated context."""
+    return _no_memory(history=[], user_message=task, system_prompt=system_prompt)
+
+
+def card_job_turn(*, instructions: str, system_prompt: str = "") -> ChatTurn:
+    """The context-card drafting job: no item workspace, no memory."""
+    return _no_memory(history=[], user_message=instructions, system_prompt=system_prompt)
+
+
+def wiki_job_turn(*, instructions: str, system_prompt: str = "") -> ChatTurn:
+    """A wiki job: it has a file store, but the wiki's, not an item's — no memory."""
+    return _no_memory(history=[], user_message=instructions, system_prompt=system_prompt)
+
+
+BUILDERS: dict[str, Callable[..., ChatTurn]] = {
+    "app_chat": build_chat_turn,
+    "workflow_turn": build_workflow_turn,
+    "kb_chat": kb_chat_turn,
+    "sub_agent": sub_agent_turn,
+    "card_job": card_job_turn,
+    "wiki_job": wiki_job_turn,
+}
+"""The turn builder of each entry point of :data:`memfs.entrypoints.ENTRY_POINTS`."""

@@ -2,7 +2,7 @@
 
 The figure: 8 processes (multiprocessing spawn) x 100 edits, each appending a distinct line to
 one memory file through the ``edit_file`` tool and to ``MEMORY.md`` through
-:func:`memfs.concurrency.update_with_retry` -> every one of the 800 lines present exactly once in
+:meth:`memfs.MemFS.update` -> every one of the 800 lines present exactly once in
 each file. The same with threads on every backend.
 """
 
@@ -16,6 +16,7 @@ import pickle
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,23 +25,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from memfs import InMemoryFileStore, LocalFileStore, MemFS
-from memfs.concurrency import (
-    DEFAULT_ATTEMPTS,
+from memfs.conflicts import content_sha256
+from memfs.errors import (
     PathConflictError,
     PreconditionFailedError,
     UpdateConflictError,
     WriteConflictError,
-    content_sha256,
-    lock_path_for,
-    update_with_retry,
 )
+from memfs.filesystem import DEFAULT_ATTEMPTS
 from memfs.stores import (
     TEMP_PREFIX,
     ConditionalFileStore,
     FileStore,
     FsspecFileStore,
     supports_preconditions,
+    with_preconditions,
 )
+from memfs.stores.host import lock_path_for
 from memfs.tools import FileToolExecutor
 
 from tests.conftest import BACKENDS, TODAY, make_store
@@ -61,18 +62,30 @@ def _sha(data: bytes | str) -> str:
 # -- the precondition on each backend -------------------------------------------------------------
 
 
-def test_every_builtin_store_takes_the_precondition_keywords(store: ConditionalFileStore) -> None:
-    assert supports_preconditions(store)
-    assert isinstance(store, FileStore)
+@pytest.fixture
+def conditional(store: FileStore) -> ConditionalFileStore:
+    """Each backend as MemFS writes to it: with conditional writes, native or added."""
+    return with_preconditions(store)
 
 
-def test_matching_hash_writes(store: ConditionalFileStore) -> None:
+def test_every_builtin_store_declares_conditional_writes_or_gets_them(store: FileStore) -> None:
+    # Local disk and memory decide natively; a generic fsspec filesystem has no precondition
+    # and gets the process-locked adapter, once, from with_preconditions (as MemFS does).
+    assert supports_preconditions(store) is not isinstance(store, FsspecFileStore)
+    wrapped = with_preconditions(store)
+    assert supports_preconditions(wrapped) and isinstance(wrapped, FileStore)
+    assert with_preconditions(wrapped) is wrapped  # wrapped once, never twice
+
+
+def test_matching_hash_writes(conditional: ConditionalFileStore) -> None:
+    store = conditional
     store.write("memory/a.md", b"one")
     store.write("memory/a.md", b"two", expected_sha256=_sha("one"))
     assert store.read("memory/a.md") == b"two"
 
 
-def test_stale_hash_is_refused_naming_both_hashes(store: ConditionalFileStore) -> None:
+def test_stale_hash_is_refused_naming_both_hashes(conditional: ConditionalFileStore) -> None:
+    store = conditional
     store.write("memory/a.md", b"one")
     store.write("memory/a.md", b"two")  # another turn wrote in between
     with pytest.raises(PreconditionFailedError) as info:
@@ -87,14 +100,16 @@ def test_stale_hash_is_refused_naming_both_hashes(store: ConditionalFileStore) -
 
 
 def test_writing_the_bytes_already_stored_succeeds_whatever_the_hash(
-    store: ConditionalFileStore,
+    conditional: ConditionalFileStore,
 ) -> None:
+    store = conditional
     store.write("memory/a.md", b"same")
     store.write("memory/a.md", b"same", expected_sha256=_sha("something older"))
     assert store.read("memory/a.md") == b"same"
 
 
-def test_expected_hash_of_a_missing_file_is_a_conflict(store: ConditionalFileStore) -> None:
+def test_expected_hash_of_a_missing_file_is_a_conflict(conditional: ConditionalFileStore) -> None:
+    store = conditional
     with pytest.raises(PreconditionFailedError, match="does not exist any more") as info:
         store.write("memory/gone.md", b"x", expected_sha256=_sha("old"))
     assert info.value.actual_sha256 is None
@@ -102,8 +117,9 @@ def test_expected_hash_of_a_missing_file_is_a_conflict(store: ConditionalFileSto
 
 
 def test_create_on_a_taken_path_is_a_conflict_even_with_the_same_bytes(
-    store: ConditionalFileStore,
+    conditional: ConditionalFileStore,
 ) -> None:
+    store = conditional
     store.write("memory/a.md", b"taken")
     for data in (b"other", b"taken"):
         with pytest.raises(PathConflictError) as info:
@@ -114,7 +130,8 @@ def test_create_on_a_taken_path_is_a_conflict_even_with_the_same_bytes(
     assert store.read("memory/b.md") == b"new"
 
 
-def test_a_malformed_hash_is_a_value_error(store: ConditionalFileStore) -> None:
+def test_a_malformed_hash_is_a_value_error(conditional: ConditionalFileStore) -> None:
+    store = conditional
     store.write("a.txt", b"x")
     for bad in ("abc", "z" * 64, _sha("x") + "0"):
         with pytest.raises(ValueError, match="64-digit hex sha256"):
@@ -177,10 +194,10 @@ def test_read_only_mount_refuses_a_conditional_write(memfs: MemFS) -> None:
     assert info.value.errno == errno.EROFS
 
 
-def test_update_with_retry_on_a_read_only_mount_is_refused(memfs: MemFS) -> None:
+def test_update_on_a_read_only_mount_is_refused(memfs: MemFS) -> None:
     memfs.pipe_file("MEMORY.md", b"# index\n")
     with pytest.raises(PermissionError) as info:
-        update_with_retry(memfs.read_only(), "MEMORY.md", lambda b: (b or b"") + b"- x\n")
+        memfs.read_only().update("MEMORY.md", lambda b: (b or b"") + b"- x\n")
     assert info.value.errno == errno.EROFS
     assert memfs.cat_file("MEMORY.md") == b"# index\n"
 
@@ -252,13 +269,11 @@ def test_update_retries_on_the_new_content_then_succeeds() -> None:
     store = RacingStore("MEMORY.md", intrusions=2)
     store.write("MEMORY.md", b"# index\n")
     delays: list[float] = []
-    result = update_with_retry(
-        MemFS(store, clock=lambda: TODAY),
-        "MEMORY.md",
-        lambda b: (b or b"") + b"- mine\n",
-        sleep=delays.append,
+    stored = MemFS(store, clock=lambda: TODAY).update(
+        "MEMORY.md", lambda b: (b or b"") + b"- mine\n", sleep=delays.append
     )
-    assert result.attempts == 3 and not result.created
+    assert store.reads == 2  # two rounds lost to the intruder, the third wrote
+    assert stored == store.read("MEMORY.md")
     assert store.read("MEMORY.md") == b"# index\n- intruder 1\n- intruder 2\n- mine\n"
     assert len(delays) == 2 and all(0 <= d <= 0.1 for d in delays)
 
@@ -267,12 +282,8 @@ def test_update_gives_up_after_the_bound_and_writes_nothing() -> None:
     store = RacingStore("MEMORY.md", intrusions=100)
     store.write("MEMORY.md", b"# index\n")
     with pytest.raises(UpdateConflictError) as info:
-        update_with_retry(
-            MemFS(store, clock=lambda: TODAY),
-            "MEMORY.md",
-            lambda b: (b or b"") + b"- mine\n",
-            attempts=5,
-            sleep=lambda _s: None,
+        MemFS(store, clock=lambda: TODAY).update(
+            "MEMORY.md", lambda b: (b or b"") + b"- mine\n", attempts=5, sleep=lambda _s: None
         )
     assert info.value.attempts == 5 and "gave up after 5 attempts" in str(info.value)
     assert isinstance(info.value, WriteConflictError)
@@ -283,8 +294,14 @@ def test_update_gives_up_after_the_bound_and_writes_nothing() -> None:
 
 def test_update_creates_a_missing_file_with_create_semantics() -> None:
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
-    result = update_with_retry(fs, "MEMORY.md", lambda b: (b or b"# index\n") + b"- a\n")
-    assert result.created and fs.cat_file("MEMORY.md") == b"# index\n- a\n"
+    seen: list[bytes | None] = []
+
+    def change(b: bytes | None) -> bytes:
+        seen.append(b)
+        return (b or b"# index\n") + b"- a\n"
+
+    assert fs.update("MEMORY.md", change) == b"# index\n- a\n"
+    assert seen == [None] and fs.cat_file("MEMORY.md") == b"# index\n- a\n"
 
 
 def test_edit_file_reapplies_on_top_of_a_concurrent_edit() -> None:
@@ -339,7 +356,7 @@ def _append(line: bytes, current: bytes | None) -> bytes:
 
 
 def _append_edits(fs: MemFS, worker: int, edits: int) -> dict[str, int]:
-    """One turn's worth of edits: ``edits`` lines via edit_file and via update_with_retry."""
+    """One turn's worth of edits: ``edits`` lines via edit_file and via ``MemFS.update``."""
     tools = FileToolExecutor(fs)
     stats = {"reissued": 0, "attempts": 0, "max_attempts": 0}
     for i in range(edits):
@@ -354,13 +371,20 @@ def _append_edits(fs: MemFS, worker: int, edits: int) -> dict[str, int]:
             stats["reissued"] += 1
         appended = f"{line}\n".encode()
         while True:
+            backoffs: list[float] = []
+
+            def sleep(seconds: float, backoffs: list[float] = backoffs) -> None:
+                backoffs.append(seconds)
+                time.sleep(seconds)
+
             try:
-                result = update_with_retry(fs, "MEMORY.md", functools.partial(_append, appended))
+                fs.update("MEMORY.md", functools.partial(_append, appended), sleep=sleep)
             except UpdateConflictError:
                 stats["reissued"] += 1
                 continue
-            stats["attempts"] += result.attempts
-            stats["max_attempts"] = max(stats["max_attempts"], result.attempts)
+            attempts = len(backoffs) + 1  # one back-off before each retried round
+            stats["attempts"] += attempts
+            stats["max_attempts"] = max(stats["max_attempts"], attempts)
             break
     return stats
 
@@ -474,7 +498,7 @@ def _hammer_with_processes(root: Path, kind: str, workers: int, edits: int) -> N
     assert not any(TEMP_PREFIX in p for p in fs.find(""))
     print(
         f"\n[processes {kind}] {workers}x{edits} edits to {MEMORY} (edit_file) and MEMORY.md "
-        f"(update_with_retry): {workers * edits} lines each, 0 lost, 0 duplicated; "
+        f"(MemFS.update): {workers * edits} lines each, 0 lost, 0 duplicated; "
         f"MEMORY.md rounds mean {sum(s['attempts'] for s in stats) / (workers * edits):.2f} "
         f"max {max(s['max_attempts'] for s in stats)}; "
         f"calls reissued after the retry bound: {sum(s['reissued'] for s in stats)}"
@@ -522,7 +546,7 @@ _OPS = st.lists(
 def test_backends_agree_with_a_model_of_the_precondition(
     kind: str, ops: list[tuple[str, str, bytes]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    store: Any = make_store(kind, tmp_path_factory.mktemp(kind))
+    store: Any = with_preconditions(make_store(kind, tmp_path_factory.mktemp(kind)))
     model: dict[str, bytes] = {}
     for op, path, data in ops:
         current = model.get(path)

@@ -143,13 +143,15 @@ def test_store_calls_difference_and_per_operation():
 
 
 class _PlainStore(InMemoryFileStore):
-    """A platform store whose write takes no preconditions."""
+    """A platform store whose write takes no preconditions (and says so)."""
+
+    conditional_writes = False
 
     def write(self, path: str, data: bytes) -> None:  # type: ignore[override]
         super().write(path, data)
 
 
-def test_counting_keeps_the_inner_stores_write_signature():
+def test_counting_declares_what_the_inner_store_declares():
     from memfs.stores import supports_preconditions
 
     assert supports_preconditions(CountingFileStore(InMemoryFileStore()))
@@ -157,7 +159,7 @@ def test_counting_keeps_the_inner_stores_write_signature():
 
 
 def test_a_conditional_write_through_memfs_is_one_store_write(tmp_path):
-    from memfs.concurrency import content_sha256
+    from memfs.conflicts import content_sha256
 
     counting = CountingFileStore(LocalFileStore(tmp_path / "ws"))
     fs = MemFS(counting, clock=lambda: TODAY)

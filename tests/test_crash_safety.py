@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 from memfs import LocalFileStore, MemFS
-from memfs.concurrency import update_with_retry
 from memfs.stores import TEMP_PREFIX, FileStore, FsspecFileStore
 from memfs.tools import FileToolExecutor
 
@@ -77,7 +76,7 @@ def _writer(fs: MemFS, run: int, seed: int) -> None:
             version += 1
             fs.pipe_file(f"memory/{name}.md", _version(name, version, rng.choice(SIZES)))
             line = f"- [run {run}](memory/user-role.md) — version {version}\n".encode()
-            update_with_retry(fs, "MEMORY.md", functools.partial(_append, line))
+            fs.update("MEMORY.md", functools.partial(_append, line))
 
 
 def _spawn_writer(fs: MemFS, run: int, seed: int) -> int:
@@ -157,9 +156,9 @@ def test_sigkilled_writer_never_leaves_a_torn_file(kind: str, kills: int, tmp_pa
     # more round of writes reuses and removes whatever the kills left on disk.
     for name in NAMES:
         fs.pipe_file(f"memory/{name}.md", _version(name, 10**9, 200))
-        update_with_retry(fs, f"memory/{name}.md", lambda b: b or b"")  # a no-change CAS round
+        fs.update(f"memory/{name}.md", lambda b: b or b"")  # a no-change CAS round
     last = "- [run 0](memory/user-role.md) — version 0\n".encode()
-    update_with_retry(fs, "MEMORY.md", lambda b: (b or b"") + last)
+    fs.update("MEMORY.md", lambda b: (b or b"") + last)
     assert _on_disk_leftovers(root) == set()
     assert sum(v > 0 for v in seen.values()) == len(NAMES), "the writer never got to write"
     print(

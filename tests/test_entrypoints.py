@@ -6,18 +6,17 @@ import errno
 import inspect
 
 import pytest
-from memfs.entrypoints import (
-    ENTRY_POINTS,
-    MemoryAccess,
-    app_chat_turn,
+from memfs.entrypoints import ENTRY_POINTS, MemoryAccess, mount_for
+from memfs.manifest import AgentManifest
+from memfs.turns import (
+    BUILDERS,
     card_job_turn,
     kb_chat_turn,
     sub_agent_turn,
-    tools_fs,
     wiki_job_turn,
-    workflow_turn,
 )
-from memfs.manifest import AgentManifest
+from memfs.turns import build_chat_turn as app_chat_turn
+from memfs.turns import build_workflow_turn as workflow_turn
 
 INDEX = b"- [User is a process engineer](memory/user-role.md) - skip SPC basics\n"
 NO_WORKSPACE = {
@@ -26,6 +25,10 @@ NO_WORKSPACE = {
     "card_job": lambda: card_job_turn(instructions="Draft a card for Cpk.", system_prompt="Card"),
     "wiki_job": lambda: wiki_job_turn(instructions="Update the SPC page.", system_prompt="Wiki"),
 }
+
+
+def test_every_entry_point_has_a_builder():
+    assert set(BUILDERS) == set(ENTRY_POINTS)
 
 
 def test_matrix_matches_the_seed():
@@ -42,12 +45,10 @@ def test_matrix_matches_the_seed():
 
 @pytest.mark.parametrize("name", list(NO_WORKSPACE))
 def test_entry_points_without_a_workspace_cannot_be_handed_memory(name):
-    params = inspect.signature(ENTRY_POINTS[name].builder).parameters
+    params = inspect.signature(BUILDERS[name]).parameters
     assert not {"fs", "manifest", "workspace", "store"} & set(params)
     with pytest.raises(TypeError):
-        ENTRY_POINTS[name].builder(
-            history=[], user_message="x", task="x", instructions="x", fs=object()
-        )
+        BUILDERS[name](history=[], user_message="x", task="x", instructions="x", fs=object())
 
 
 @pytest.mark.parametrize("name", list(NO_WORKSPACE))
@@ -61,7 +62,7 @@ def test_entry_points_without_a_workspace_receive_no_memory(name, memfs):
     assert "# Memory" not in turn.system_prompt
     assert "persistent file-based memory" not in turn.system_prompt
     assert turn.messages[0]["role"] == "system" and turn.messages[-1]["role"] == "user"
-    assert tools_fs(name, memfs) is None
+    assert mount_for(name, memfs) is None
 
 
 def test_app_chat_reads_and_writes(memfs):
@@ -69,7 +70,7 @@ def test_app_chat_reads_and_writes(memfs):
     turn = app_chat_turn(history=[], user_message="hi", manifest=AgentManifest(), fs=memfs)
     assert INDEX.decode() in turn.messages[-1]["content"]
     assert "# Memory" in turn.system_prompt
-    tools = tools_fs("app_chat", memfs)
+    tools = mount_for("app_chat", memfs)
     assert tools is not None
     assert tools is memfs
     tools.pipe_file("memory/new.md", b"---\nname: new\n---\nx\n")
@@ -80,7 +81,7 @@ def test_workflow_turn_reads_but_cannot_write(memfs):
     memfs.pipe_file("MEMORY.md", INDEX)
     turn = workflow_turn(history=[], user_message="run", manifest=AgentManifest(), fs=memfs)
     assert INDEX.decode() in turn.messages[-1]["content"]
-    tools = tools_fs("workflow_turn", memfs)
+    tools = mount_for("workflow_turn", memfs)
     assert tools is not None and tools.cat_file("MEMORY.md") == INDEX
     with pytest.raises(PermissionError) as exc:
         tools.pipe_file("MEMORY.md", b"overwritten")
@@ -88,7 +89,7 @@ def test_workflow_turn_reads_but_cannot_write(memfs):
     assert memfs.cat_file("MEMORY.md") == INDEX
 
 
-def test_tools_fs_without_a_workspace_and_unknown_names(memfs):
-    assert tools_fs("app_chat", None) is None
+def test_mount_for_without_a_workspace_and_unknown_names(memfs):
+    assert mount_for("app_chat", None) is None
     with pytest.raises(ValueError, match="choose one of app_chat, workflow_turn"):
-        tools_fs("cron", memfs)
+        mount_for("cron", memfs)

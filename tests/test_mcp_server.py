@@ -25,7 +25,6 @@ from memfs.staleness import reminder_text
 from memfs.tools import FILE_TOOL_NAMES, file_tool_schemas
 
 from memfs_mcp import INDEX_URI, build_server
-from memfs_mcp.command import open_workspace
 from tests.conftest import TODAY
 
 ROLE = (
@@ -204,16 +203,6 @@ def test_errors_come_back_as_results_or_protocol_errors(fs: MemFS) -> None:
     connect(fs, body)
 
 
-def test_open_workspace_mounts_read_only(tmp_path: Path) -> None:
-    fs = open_workspace(str(tmp_path / "ws"), read_only=True)
-    assert fs.is_read_only and isinstance(fs.store, LocalFileStore)
-    with pytest.raises(PermissionError):
-        fs.pipe_file("memory/x.md", b"x")
-    assert open_workspace(f"memory://{tmp_path.name}/ws").store.__class__.__name__ == (
-        "FsspecFileStore"
-    )
-
-
 def _stdio(workspace: Path, *flags: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
@@ -226,7 +215,7 @@ def test_memfs_mcp_over_stdio(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
 
     async def go() -> None:
-        async with Client(_stdio(ws), read_timeout_seconds=60) as client:
+        async with Client(_stdio(ws, "--create"), read_timeout_seconds=60) as client:
             names = [t.name for t in (await client.list_tools()).tools]
             assert names == list(FILE_TOOL_NAMES)
             old = ROLE.replace("2026-09-28", "2020-01-01")
@@ -266,7 +255,7 @@ def _free_port() -> int:
 def test_memfs_mcp_over_streamable_http(tmp_path: Path) -> None:
     """``--http`` serves streamable HTTP on 127.0.0.1; the SDK client talks to it by URL."""
     port = _free_port()
-    command = [sys.executable, "-m", "memfs.cli", "mcp", str(tmp_path / "ws")]
+    command = [sys.executable, "-m", "memfs.cli", "mcp", str(tmp_path / "ws"), "--create"]
     proc = subprocess.Popen(
         [*command, "--http", "--port", str(port)],
         stdout=subprocess.DEVNULL,

@@ -31,12 +31,12 @@ pytest.importorskip("moto")
 boto3 = pytest.importorskip("boto3")
 
 from memfs import MemFS  # noqa: E402
-from memfs.concurrency import (  # noqa: E402
+from memfs.conflicts import content_sha256  # noqa: E402
+from memfs.counting import CountingFileStore  # noqa: E402
+from memfs.errors import (  # noqa: E402
     PathConflictError,
     PreconditionFailedError,
     UpdateConflictError,
-    content_sha256,
-    update_with_retry,
 )
 from memfs.manifest import AgentManifest  # noqa: E402
 from memfs.stores import FsspecFileStore  # noqa: E402
@@ -424,7 +424,7 @@ def _pod_editor(endpoint: str, prefix: str, pod: int, edits: int, start: Any, ou
             appended = f"{line}\n".encode()
             while True:
                 try:
-                    update_with_retry(fs, "MEMORY.md", functools.partial(_append, appended))
+                    fs.update("MEMORY.md", functools.partial(_append, appended))
                     break
                 except UpdateConflictError:
                     reissued += 1
@@ -469,37 +469,14 @@ def test_two_pods_editing_one_memory_lose_nothing(s3_server: S3Server, prefix: s
 # -- store calls per turn --------------------------------------------------------------------------
 
 
-class CountingStore:
-    """Forwards to a store and counts the FileStore calls a turn makes."""
-
-    def __init__(self, inner: FsspecFileStore) -> None:
-        self.inner = inner
-        self.calls: collections.Counter[str] = collections.Counter()
-
-    def write(
-        self, path: str, data: bytes, *, expected_sha256: str | None = None, create: bool = False
-    ) -> None:
-        self.calls["write"] += 1
-        self.inner.write(path, data, expected_sha256=expected_sha256, create=create)
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self.inner, name)
-
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            self.calls[name] += 1
-            return method(*args, **kwargs)
-
-        return counted
-
-
 def test_store_calls_per_turn_on_s3(s3_server: S3Server, prefix: str) -> None:
     setup = mount(s3_server.endpoint, prefix)
     setup.pipe_file("memory/user-role.md", OLD_MEMORY)
     setup.pipe_file("MEMORY.md", b"- [Role](memory/user-role.md) - who the user is\n")
     inner = setup.store
     assert isinstance(inner, FsspecFileStore)
-    counting = CountingStore(inner)
-    fs = MemFS(counting, clock=lambda: TODAY)  # type: ignore[arg-type]
+    counting = CountingFileStore(inner)
+    fs = MemFS(counting, clock=lambda: TODAY)
     tools = FileToolExecutor(fs)
     before = s3_server.requests.copy()
     # One chat turn: the index is injected, the agent reads a memory, edits it and the index.
@@ -529,12 +506,12 @@ def test_store_calls_per_turn_on_s3(s3_server: S3Server, prefix: str) -> None:
     for name, args in steps:
         assert not tools.execute(name, args).startswith("Error"), name
     sent = s3_server.requests - before
-    store_calls = sum(counting.calls.values())
+    store_calls = counting.total
     requests = sum(sent.values())
     assert sent["PUT If-Match"] == 2 and sent["PUT"] == 0  # both edits were conditional
     assert setup.raw.cat_file("memory/user-role.md").endswith(b"infra team.\n")
     print(
         f"\n[s3 turn] context block + read_file + 2 edit_file: {store_calls} FileStore calls "
-        f"({dict(sorted(counting.calls.items()))}), {requests} S3 requests "
+        f"({counting.counts}), {requests} S3 requests "
         f"({dict(sorted(sent.items()))})"
     )

@@ -8,10 +8,11 @@ import errno
 import pytest
 from memfs import InMemoryFileStore, MemFS
 from memfs.context import build_context_block
+from memfs.entrypoints import mount_for
 from memfs.manifest import AgentManifest, AppFunction
 from memfs.prompt import READ_ONLY_RULE, memory_prompt
 from memfs.tokens import estimate_tokens
-from memfs.turns import ChatTurn, build_chat_turn, build_workflow_turn, workflow_fs
+from memfs.turns import ChatTurn, build_chat_turn, build_workflow_turn
 
 INDEX = b"- [Yield source = MES daily_yield](memory/yield-source.md) - not the QA weekly report\n"
 HISTORY = [
@@ -164,16 +165,16 @@ def test_workflow_turn_tells_the_model_memory_is_read_only(memfs):
     assert READ_ONLY_RULE not in chat(memfs).system_prompt
 
 
-def test_workflow_fs_is_a_read_only_mount_of_the_same_workspace(memfs):
+def test_workflow_mount_is_a_read_only_mount_of_the_same_workspace(memfs):
     memfs.pipe_file("MEMORY.md", INDEX)
-    ro = workflow_fs(memfs)
+    ro = mount_for("workflow_turn", memfs)
     assert ro is not None and ro.is_read_only and ro.store is memfs.store
     assert ro.cat_file("MEMORY.md") == INDEX
     with pytest.raises(PermissionError) as exc:
         ro.pipe_file("memory/new.md", b"---\nname: new\n---\nx\n")
     assert exc.value.errno == errno.EROFS
     assert not memfs.exists("memory/new.md")
-    assert workflow_fs(None) is None
+    assert mount_for("workflow_turn", None) is None
 
 
 def test_workflow_turn_with_memory_off_injects_nothing(memfs):

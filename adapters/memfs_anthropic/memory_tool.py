@@ -45,9 +45,10 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 from anyio.to_thread import run_sync
-from memfs.concurrency import update_with_retry
-from memfs.filesystem import INDEX_FILE, MemFS
-from memfs.paths import UnsafePathError, join, normalize
+from memfs.errors import UnsafePathError
+from memfs.filesystem import MemFS
+from memfs.layout import INDEX_FILE
+from memfs.paths import join, normalize
 from memfs.staleness import REMINDER_OPEN
 
 MEMORIES_ROOT = "/memories"
@@ -223,17 +224,14 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         MemFS's read -> change -> conditional-write loop re-runs ``change`` on the new content
         when another writer got in between; ``change`` raises ToolError to abort.
         """
-        written: list[bytes] = []
 
         def apply(current: bytes | None) -> bytes:
             if current is None:
                 raise self._gone(t)
-            written.append(change(self._decode(t, current)).encode("utf-8"))
-            return written[-1]
+            return change(self._decode(t, current)).encode("utf-8")
 
         with self._errors(t.shown):
-            update_with_retry(self.fs, t.rel, apply)
-            stored = self.fs.prepare_write(t.rel, written[-1])
+            stored = self.fs.update(t.rel, apply)
         return stored.decode("utf-8", errors="replace")
 
     def _require_file(self, t: _Target) -> None:

@@ -17,24 +17,16 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TextIO
 
-from memfs.filesystem import INDEX_FILE, MemFS
+from memfs.filesystem import MemFS
+from memfs.layout import INDEX_FILE
 from memfs.manifest import AgentManifest
-from memfs.stores import FsspecFileStore
+from memfs.workspace import add_workspace_argument, load_manifest, open_workspace
 
 from memfs_litellm import local_model
 
 PROMPT = "you> "
-
-
-def open_workspace(target: str) -> MemFS:
-    """A MemFS over a local directory (created if missing) or an fsspec URL."""
-    if "://" in target:
-        return MemFS(FsspecFileStore(target))
-    Path(target).mkdir(parents=True, exist_ok=True)
-    return MemFS(path=target)
 
 
 def resolve_model(
@@ -144,7 +136,7 @@ def register(subparsers: Any) -> None:
         help="interactive chat with memory over a workspace",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
-    parser.add_argument("workspace", help="workspace directory (or an fsspec URL such as s3://…)")
+    add_workspace_argument(parser, creates=True)
     parser.add_argument("--model", help="litellm model string (default: the local server)")
     parser.add_argument("--api-base", help="endpoint URL for the model")
     parser.add_argument("--api-key", help="API key for the endpoint")
@@ -166,19 +158,16 @@ def register(subparsers: Any) -> None:
 def _cmd_chat(args: argparse.Namespace) -> int:
     try:
         model, kwargs = resolve_model(args.model, args.api_base, args.api_key)
-    except ValueError as e:
+        manifest = load_manifest(args.app)
+        fs = open_workspace(args.workspace, create=args.create, read_only=args.workflow)
+    except (OSError, ValueError) as e:
         print(f"memfs chat: {e}", file=sys.stderr)
         return 2
-    manifest = (
-        AgentManifest.from_app_json(json.loads(Path(args.app).read_text()))
-        if args.app
-        else AgentManifest()
-    )
     if args.no_memory:
         manifest = manifest.model_copy(update={"memory": False})
     kwargs["max_tokens"] = args.max_tokens
     chat_loop(
-        open_workspace(args.workspace),
+        fs,
         manifest,
         model,
         completion_kwargs=kwargs,

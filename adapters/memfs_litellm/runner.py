@@ -18,10 +18,11 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
+from memfs.entrypoints import TurnMode, mount_for_mode
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
 from memfs.tools import FileToolExecutor
-from memfs.turns import build_chat_turn, build_workflow_turn
+from memfs.turns import Message, build_turn
 from pydantic import BaseModel, Field
 
 from memfs_litellm.ollama import (
@@ -40,8 +41,6 @@ from memfs_litellm.platform_tools import (
     tool_schemas,
 )
 from memfs_litellm.textcalls import parse_text_tool_calls, strip_tool_calls
-
-Message = dict[str, Any]
 
 DEFAULT_APP_PROMPT = """\
 You are the assistant of this item's app on a team workspace. Each item is one topic, project \
@@ -81,7 +80,7 @@ class StepRecord(BaseModel):
 
 class TurnResult(BaseModel):
     model: str
-    mode: Literal["chat", "workflow"]
+    mode: TurnMode
     tools: ToolSet
     transcript: list[Message]
     """Every message sent and received, system prompt and context block included."""
@@ -141,7 +140,7 @@ def run_turn(
     manifest: AgentManifest,
     user_message: str,
     history: list[Message] | None = None,
-    mode: Literal["chat", "workflow"] = "chat",
+    mode: TurnMode = "chat",
     tools: ToolSet = "platform",
     prompt_variant: Literal["full", "appendix-a-only"] = "full",
     system_prompt: str = DEFAULT_APP_PROMPT,
@@ -170,8 +169,8 @@ def run_turn(
     resolver = resolver or DEFAULT_RESOLVER
     started = clock()
 
-    build = build_chat_turn if mode == "chat" else build_workflow_turn
-    turn = build(
+    turn = build_turn(
+        mode=mode,
         history=list(history or []),
         user_message=user_message,
         manifest=manifest,
@@ -179,9 +178,8 @@ def run_turn(
         system_prompt=system_prompt,
         prompt_variant=prompt_variant,
     )
-    files: FileToolExecutor | None = None
-    if fs is not None:
-        files = FileToolExecutor(fs if mode == "chat" else fs.read_only(), manifest)
+    mount = mount_for_mode(mode, fs)
+    files = None if mount is None else FileToolExecutor(mount, manifest)
     recorder = PlatformToolRecorder()
     schemas = tool_schemas(tools, file_tools=files is not None)
     offered = [s["function"]["name"] for s in schemas]

@@ -7,7 +7,7 @@ import sys
 
 import anyio
 from memfs.filesystem import MemFS
-from memfs.stores import FsspecFileStore, LocalFileStore
+from memfs.workspace import add_workspace_argument, open_workspace
 
 from memfs_mcp.server import build_server
 
@@ -24,9 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "memory file as resources, and the memory prompt. stdio by default."
         ),
     )
-    p.add_argument(
-        "workspace", help="workspace directory, or an fsspec URL such as s3://b/items/42"
-    )
+    add_workspace_argument(p, creates=True)
     p.add_argument(
         "--read-only",
         action="store_true",
@@ -39,12 +37,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port (with --http)")
     p.set_defaults(func=run)
-
-
-def open_workspace(target: str, *, read_only: bool = False) -> MemFS:
-    store = FsspecFileStore(target) if "://" in target else LocalFileStore(target)
-    fs = MemFS(store)
-    return fs.read_only() if read_only else fs
 
 
 async def _serve_stdio(fs: MemFS) -> None:
@@ -65,7 +57,7 @@ def _serve_http(fs: MemFS, port: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        fs = open_workspace(args.workspace, read_only=args.read_only)
+        fs = open_workspace(args.workspace, read_only=args.read_only, create=args.create)
     except (OSError, ValueError) as e:
         print(f"memfs mcp: cannot open workspace {args.workspace!r}: {e}", file=sys.stderr)
         return 2

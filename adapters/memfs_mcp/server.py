@@ -27,9 +27,11 @@ from anyio.to_thread import run_sync
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from memfs.filesystem import INDEX_FILE, MemFS
+from memfs.errors import UnsafePathError
+from memfs.filesystem import MemFS
+from memfs.layout import INDEX_FILE
 from memfs.manifest import AgentManifest
-from memfs.paths import UnsafePathError, normalize
+from memfs.paths import normalize
 from memfs.prompt import memory_prompt
 from memfs.tools import FILE_TOOLS, FileToolExecutor, file_tool_schemas
 

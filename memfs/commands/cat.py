@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memfs.commands.context import open_workspace
+from memfs.workspace import add_workspace_argument, open_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "staleness reminder the agent would see; --raw prints the stored bytes."
         ),
     )
-    p.add_argument("workspace", help="workspace directory or fsspec URL (s3://bucket/items/42)")
+    add_workspace_argument(p)
     p.add_argument("path", help="workspace path, e.g. memory/user-role.md or MEMORY.md")
     p.add_argument("--raw", action="store_true", help="exact stored bytes, no decoration")
     p.set_defaults(func=run)
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     try:
-        fs = open_workspace(args.workspace).read_only()
+        fs = open_workspace(args.workspace, read_only=True)
         data = (fs.raw if args.raw else fs).cat_file(args.path)
     except (OSError, ValueError) as e:
         print(f"memfs cat: {e}", file=sys.stderr)

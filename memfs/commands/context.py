@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
-from memfs.filesystem import MemFS
-from memfs.manifest import AgentManifest
+from memfs.entrypoints import TurnMode
 from memfs.prompt import memory_prompt
-from memfs.stores import FsspecFileStore, LocalFileStore
 from memfs.tokens import DEFAULT_MARGIN_RATIO, estimate_tokens, with_margin
-from memfs.turns import build_chat_turn, build_workflow_turn
+from memfs.turns import build_turn
+from memfs.workspace import add_workspace_argument, load_manifest, open_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "estimated token cost. An app with no memory yet injects nothing: 0 tokens."
         ),
     )
-    p.add_argument("workspace", help="workspace directory or fsspec URL (s3://bucket/items/42)")
+    add_workspace_argument(p)
     p.add_argument("--app", metavar="APP_JSON", help="app.json to read the agent manifest from")
     p.add_argument(
         "--workflow",
@@ -38,38 +36,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-def open_workspace(target: str) -> MemFS:
-    """A MemFS over a local directory or an fsspec URL; the directory must exist."""
-    if "://" in target:
-        return MemFS(FsspecFileStore(target))
-    if not os.path.isdir(target):
-        raise FileNotFoundError(
-            f"No workspace directory at {target!r}; pass an existing directory or an fsspec URL "
-            "such as s3://bucket/items/42."
-        )
-    return MemFS(LocalFileStore(target))
-
-
-def load_manifest(path: str | None) -> AgentManifest:
-    if path is None:
-        return AgentManifest()
-    with open(path, encoding="utf-8") as f:
-        try:
-            data = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: not valid JSON ({e}); pass the app's app.json.") from None
-    return AgentManifest.from_app_json(data)
-
-
 def run(args: argparse.Namespace) -> int:
     try:
-        fs = open_workspace(args.workspace)
+        fs = open_workspace(args.workspace, read_only=True)
         manifest = load_manifest(args.app)
     except (OSError, ValueError) as e:
         print(f"memfs context: {e}", file=sys.stderr)
         return 2
-    builder = build_workflow_turn if args.workflow else build_chat_turn
-    turn = builder(history=[], user_message="", manifest=manifest, fs=fs)
+    mode: TurnMode = "workflow" if args.workflow else "chat"
+    turn = build_turn(mode=mode, history=[], user_message="", manifest=manifest, fs=fs)
     block = turn.context_block
     tokens = estimate_tokens(block)
     prompt = memory_prompt(manifest, read_only=args.workflow) if args.prompt else None

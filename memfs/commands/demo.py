@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 def show_context_injection(console: Console, fs: MemFS) -> None:
     """The block a chat turn injects for a §4.1-sized store and an empty one; a workflow turn."""
     # Imported here so the rest of the demo does not depend on the context modules.
-    from memfs.entrypoints import tools_fs
+    from memfs.entrypoints import mount_for
     from memfs.generator import generate_workspace
     from memfs.manifest import AgentManifest
     from memfs.stores import InMemoryFileStore
@@ -122,7 +122,7 @@ def show_context_injection(console: Console, fs: MemFS) -> None:
     console.print(
         Panel(Text(flow.messages[-1]["content"]), title="workflow turn: MEMORY.md is injected")
     )
-    tools = tools_fs("workflow_turn", fs)
+    tools = mount_for("workflow_turn", fs)
     assert tools is not None
     try:
         tools.pipe_file(INDEX_FILE, b"- [Overwritten](memory/x.md)\n")

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from memfs.commands.context import open_workspace
 from memfs.stats import StatsReport, collect_stats
+from memfs.workspace import add_workspace_argument, open_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "it never rewrites the index."
         ),
     )
-    p.add_argument("workspace", help="workspace directory or fsspec URL (s3://bucket/items/42)")
+    add_workspace_argument(p)
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.add_argument("--list", action="store_true", help="also list orphan and broken-link paths")
     p.set_defaults(func=run)
@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     try:
-        fs = open_workspace(args.workspace).read_only()
+        fs = open_workspace(args.workspace, read_only=True)
         report = collect_stats(fs)
     except (OSError, ValueError) as e:
         print(f"memfs stats: {e}", file=sys.stderr)

@@ -1,0 +1,195 @@
+"""Every error memfs raises on purpose, in one place.
+
+They are subclasses of the builtin ``OSError`` family (or ``ValueError``), so fsspec and pathlib
+callers catch what they expect. Each message names the workspace path (never a host path), says
+what was wrong and what to do instead: an agent reads these.
+"""
+
+from __future__ import annotations
+
+import errno
+
+
+def _shown(path: str) -> str:
+    return path or "/"
+
+
+class UnsafePathError(PermissionError):
+    """A path that would escape the workspace root or is malformed; nothing was read or written."""
+
+    def __init__(self, path: object, why: str) -> None:
+        shown = path if isinstance(path, str) else repr(path)
+        super().__init__(
+            errno.EACCES,
+            f"Refused path {shown!r}: {why}. Use a path relative to the workspace root, "
+            "such as 'memory/user-role.md' or 'MEMORY.md'.",
+            shown,
+        )
+
+
+class ReadOnlyError(PermissionError):
+    """A mutation of a read-only mount (what workflow runs get): ``errno.EROFS``."""
+
+    def __init__(self, path: str, action: str) -> None:
+        super().__init__(
+            errno.EROFS,
+            f"Cannot {action} {_shown(path)!r}: this workspace is mounted read-only. Workflow "
+            "runs read memory but do not write it; to change memory, do it from a chat turn or "
+            "as an explicit workflow step that writes memory.",
+            _shown(path),
+        )
+
+
+def not_found(path: str) -> FileNotFoundError:
+    return FileNotFoundError(
+        errno.ENOENT,
+        f"No such file in the workspace: {path!r}. List the directory to see what exists, "
+        "or write the file to create it.",
+        path,
+    )
+
+
+def nothing_to_delete(paths: list[str]) -> FileNotFoundError:
+    shown = ", ".join(repr(p) for p in paths)
+    return FileNotFoundError(
+        errno.ENOENT,
+        f"Nothing to delete: no file or directory {shown} in the workspace. List the "
+        "directory to see what exists.",
+        shown,
+    )
+
+
+def is_a_directory(path: str) -> IsADirectoryError:
+    if not path:
+        return IsADirectoryError(
+            errno.EISDIR, "The workspace root is a directory; name a file inside it.", "/"
+        )
+    return IsADirectoryError(
+        errno.EISDIR, f"{path!r} is a directory, not a file; name a file inside it.", path
+    )
+
+
+def not_a_directory(path: str) -> NotADirectoryError:
+    return NotADirectoryError(
+        errno.ENOTDIR, f"{path!r} is a file, not a directory; it cannot hold other files.", path
+    )
+
+
+def not_empty(path: str) -> OSError:
+    return OSError(
+        errno.ENOTEMPTY,
+        f"Directory {path!r} is not empty; delete its files first or remove it recursively.",
+        path,
+    )
+
+
+def already_exists(path: str, how: str = "") -> FileExistsError:
+    return FileExistsError(errno.EEXIST, f"{_shown(path)!r} already exists{how}.", path)
+
+
+def is_a_file(path: str) -> FileExistsError:
+    return FileExistsError(errno.EEXIST, f"{path!r} exists and is a file.", path)
+
+
+def root_refused(action: str) -> UnsafePathError:
+    """The workspace root itself cannot be removed, deleted or moved."""
+    return UnsafePathError("", f"the workspace root cannot be {action}")
+
+
+# -- write conflicts ------------------------------------------------------------------------------
+
+
+class WriteConflictError(FileExistsError):
+    """A conditional write was refused because the stored file is not what the writer assumed.
+
+    ``expected_sha256`` is what the writer assumed (None for a create), ``actual_sha256`` what is
+    stored now (None when the file does not exist or the store could not tell).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        expected_sha256: str | None,
+        actual_sha256: str | None,
+        message: str | None = None,
+    ) -> None:
+        self.path = path
+        self.expected_sha256 = expected_sha256
+        self.actual_sha256 = actual_sha256
+        super().__init__(errno.EEXIST, message or self.describe(), path)
+
+    def describe(self) -> str:
+        return f"Write to {self.path!r} refused: the stored file changed."
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # OSError pickles as (errno, strerror, filename); rebuild with our own arguments so the
+        # error survives a trip between processes.
+        return (type(self), (self.path, self.expected_sha256, self.actual_sha256, self.strerror))
+
+
+def _stored(actual: str | None) -> str:
+    return f"stored now: {actual}" if actual else "the file does not exist any more"
+
+
+class PreconditionFailedError(WriteConflictError):
+    """The stored bytes no longer hash to the write's ``expected_sha256``."""
+
+    def describe(self) -> str:
+        return (
+            f"Write to {self.path!r} refused: the file changed since it was read (expected "
+            f"content sha256 {self.expected_sha256}, {_stored(self.actual_sha256)}). Nothing was "
+            "written. Read the file again, apply the change to its current content and write "
+            "with the new hash."
+        )
+
+
+class PathConflictError(WriteConflictError):
+    """A create (``mode="create"``) found a file already at the path."""
+
+    def describe(self) -> str:
+        sha = f" (content sha256 {self.actual_sha256})" if self.actual_sha256 else ""
+        return (
+            f"Cannot create {self.path!r}: a file already exists there{sha}, probably written by "
+            "another turn. Nothing was written. Read it and edit it instead."
+        )
+
+
+class UpdateConflictError(WriteConflictError):
+    """:meth:`MemFS.update <memfs.filesystem.MemFS.update>` lost the race on every attempt."""
+
+    def __init__(
+        self,
+        path: str,
+        expected_sha256: str | None,
+        actual_sha256: str | None,
+        message: str | None = None,
+        *,
+        attempts: int = 0,
+    ) -> None:
+        self.attempts = attempts
+        super().__init__(path, expected_sha256, actual_sha256, message)
+
+    def describe(self) -> str:
+        return (
+            f"Edit of {self.path!r} gave up after {self.attempts} attempts: another turn kept "
+            "changing the file between this edit's read and its write. Nothing was written by "
+            "this edit. Read the file again and retry the edit."
+        )
+
+
+__all__ = [
+    "PathConflictError",
+    "PreconditionFailedError",
+    "ReadOnlyError",
+    "UnsafePathError",
+    "UpdateConflictError",
+    "WriteConflictError",
+    "already_exists",
+    "is_a_directory",
+    "is_a_file",
+    "not_a_directory",
+    "not_empty",
+    "not_found",
+    "nothing_to_delete",
+    "root_refused",
+]

@@ -1,0 +1,31 @@
+"""FileStore backends: the platform's storage protocol and the stores memfs ships.
+
+* :class:`LocalFileStore` — a directory on disk; atomic writes, confined to its root.
+* :class:`InMemoryFileStore` — a dict, for tests and ephemeral runs.
+* :class:`FsspecFileStore` — any fsspec filesystem under a root prefix (``s3://bucket/ws``);
+  S3 gets :class:`S3FileStore` (conditional PUTs), a local filesystem :class:`LocalFileStore`.
+
+:mod:`memfs.stores.protocol` declares the protocol and the conditional-write capability;
+:func:`with_preconditions` gives a store that lacks it a process-locked compare-and-write.
+"""
+
+from memfs.stores.conditional import ProcessLockedStore, with_preconditions
+from memfs.stores.fsspec import FsspecFileStore
+from memfs.stores.host import TEMP_PREFIX
+from memfs.stores.local import LocalFileStore
+from memfs.stores.memory import InMemoryFileStore
+from memfs.stores.protocol import ConditionalFileStore, FileStore, supports_preconditions
+from memfs.stores.s3 import S3FileStore
+
+__all__ = [
+    "TEMP_PREFIX",
+    "ConditionalFileStore",
+    "FileStore",
+    "FsspecFileStore",
+    "InMemoryFileStore",
+    "LocalFileStore",
+    "ProcessLockedStore",
+    "S3FileStore",
+    "supports_preconditions",
+    "with_preconditions",
+]

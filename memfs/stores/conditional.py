@@ -1,0 +1,95 @@
+"""Conditional writes for a store that does not declare them: compare-and-write under a lock.
+
+The platform's own FileStore (and fsspec filesystems other than S3 and local disks) have no
+precondition on ``write``. MemFS wraps such a store once, when it is built
+(:func:`with_preconditions`), so every conditional write goes through one path. The compare and
+the write are atomic among the writers of one process; a store shared between processes needs
+native preconditions (local disk: per-path flock; S3: If-Match) for that.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from memfs.conflicts import check_precondition, check_sha256
+from memfs.paths import normalize
+from memfs.stores.protocol import ConditionalFileStore, FileStore, supports_preconditions
+
+_PROCESS_LOCK = threading.RLock()
+
+
+class ProcessLockedStore:
+    """``inner`` with ``write(..., expected_sha256=, create=)`` decided under a process lock."""
+
+    conditional_writes = True
+
+    def __init__(self, inner: FileStore) -> None:
+        self.inner = inner
+
+    def __repr__(self) -> str:
+        return f"ProcessLockedStore({self.inner!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        # Backend attributes (``root``, ``fs``) stay reachable through the wrapper.
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def write(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
+        if expected_sha256 is None and not create:
+            self.inner.write(path, data)
+            return
+        expected = None if expected_sha256 is None else check_sha256(expected_sha256)
+        rel = normalize(path)
+        with _PROCESS_LOCK:
+            try:
+                current: bytes | None = self.inner.read(rel)
+            except FileNotFoundError:
+                current = None
+            if not check_precondition(rel, current, data, expected_sha256=expected, create=create):
+                self.inner.write(rel, data)
+
+    def write_from_path(self, path: str, local_path: str) -> None:
+        self.inner.write_from_path(path, local_path)
+
+    def read(self, path: str) -> bytes:
+        return self.inner.read(path)
+
+    def read_to_file(self, path: str, local_path: str) -> None:
+        self.inner.read_to_file(path, local_path)
+
+    def ls(self, path: str = "") -> list[str]:
+        return self.inner.ls(path)
+
+    def exists(self, path: str) -> bool:
+        return self.inner.exists(path)
+
+    def delete(self, path: str) -> None:
+        self.inner.delete(path)
+
+    def mkdir(self, path: str) -> None:
+        self.inner.mkdir(path)
+
+    def rmdir(self, path: str) -> None:
+        self.inner.rmdir(path)
+
+    def is_dir(self, path: str) -> bool:
+        return self.inner.is_dir(path)
+
+    def listdir(self, path: str = "") -> list[str]:
+        return self.inner.listdir(path)
+
+
+def with_preconditions(store: FileStore) -> ConditionalFileStore:
+    """``store`` itself when it declares conditional writes, else :class:`ProcessLockedStore`."""
+    if supports_preconditions(store):
+        return store  # type: ignore[return-value]
+    return ProcessLockedStore(store)

@@ -1,0 +1,138 @@
+"""A workspace held in a dict, for tests and ephemeral runs."""
+
+from __future__ import annotations
+
+import threading
+
+from memfs import errors
+from memfs.conflicts import check_precondition, check_sha256
+from memfs.paths import normalize, parent
+
+
+class InMemoryFileStore:
+    """A workspace held in a dict; thread-safe. Deleting a directory's last file removes the
+    directory, as on an object store, unless it was made with ``mkdir``."""
+
+    conditional_writes = True
+
+    def __init__(self) -> None:
+        self._files: dict[str, bytes] = {}
+        self._dirs: set[str] = set()
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"InMemoryFileStore(<{len(self._files)} files>)"
+
+    def _is_dir(self, rel: str) -> bool:
+        if rel == "" or rel in self._dirs:
+            return True
+        prefix = rel + "/"
+        return any(p.startswith(prefix) for p in self._files)
+
+    def write(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
+        rel = normalize(path)
+        expected = None if expected_sha256 is None else check_sha256(expected_sha256)
+        data = bytes(data)
+        with self._lock:
+            if self._is_dir(rel):
+                raise errors.is_a_directory(rel)
+            anc = parent(rel)
+            while anc:
+                if anc in self._files:
+                    raise errors.not_a_directory(anc)
+                anc = parent(anc)
+            if (expected is not None or create) and check_precondition(
+                rel, self._files.get(rel), data, expected_sha256=expected, create=create
+            ):
+                return
+            self._files[rel] = data
+
+    def write_from_path(self, path: str, local_path: str) -> None:
+        with open(local_path, "rb") as f:
+            self.write(path, f.read())
+
+    def read(self, path: str) -> bytes:
+        rel = normalize(path)
+        with self._lock:
+            if rel in self._files:
+                return self._files[rel]
+            if self._is_dir(rel):
+                raise errors.is_a_directory(rel)
+            raise errors.not_found(rel)
+
+    def read_to_file(self, path: str, local_path: str) -> None:
+        data = self.read(path)
+        with open(local_path, "wb") as f:
+            f.write(data)
+
+    def ls(self, path: str = "") -> list[str]:
+        rel = normalize(path)
+        with self._lock:
+            if rel in self._files:
+                return [rel]
+            prefix = rel + "/" if rel else ""
+            return sorted(p for p in self._files if p.startswith(prefix))
+
+    def exists(self, path: str) -> bool:
+        rel = normalize(path)
+        with self._lock:
+            return rel in self._files or self._is_dir(rel)
+
+    def delete(self, path: str) -> None:
+        rel = normalize(path)
+        with self._lock:
+            if rel not in self._files:
+                if self._is_dir(rel):
+                    raise errors.is_a_directory(rel)
+                raise errors.not_found(rel)
+            del self._files[rel]
+
+    def mkdir(self, path: str) -> None:
+        rel = normalize(path)
+        with self._lock:
+            cur = rel
+            while cur:
+                if cur in self._files:
+                    raise errors.is_a_file(cur)
+                self._dirs.add(cur)
+                cur = parent(cur)
+
+    def rmdir(self, path: str) -> None:
+        rel = normalize(path)
+        with self._lock:
+            if not rel:
+                raise errors.root_refused("removed")
+            if rel in self._files:
+                raise errors.not_a_directory(rel)
+            if not self._is_dir(rel):
+                raise errors.not_found(rel)
+            prefix = rel + "/"
+            if any(p.startswith(prefix) for p in self._files) or any(
+                d.startswith(prefix) for d in self._dirs
+            ):
+                raise errors.not_empty(rel)
+            self._dirs.discard(rel)
+
+    def is_dir(self, path: str) -> bool:
+        rel = normalize(path)
+        with self._lock:
+            return self._is_dir(rel)
+
+    def listdir(self, path: str = "") -> list[str]:
+        rel = normalize(path)
+        with self._lock:
+            if rel in self._files:
+                raise errors.not_a_directory(rel)
+            if not self._is_dir(rel):
+                raise errors.not_found(rel)
+            prefix = rel + "/" if rel else ""
+            names = {p[len(prefix) :].split("/", 1)[0] for p in self._files if p.startswith(prefix)}
+            names |= {d[len(prefix) :].split("/", 1)[0] for d in self._dirs if d.startswith(prefix)}
+            return sorted(names)

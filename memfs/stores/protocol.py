@@ -1,0 +1,84 @@
+"""The platform's FileStore protocol, and the one optional capability a store may declare.
+
+The protocol is exactly the platform's eleven methods: no timestamps, no stat. Paths are
+workspace-relative POSIX text (``memory/x.md``; ``""`` is the root) and every backend passes
+them through :func:`memfs.paths.normalize` first.
+
+Conditional writes are the optional capability. A store that can refuse a write atomically
+when the stored bytes changed declares it with the class attribute ``conditional_writes = True``
+and takes two keyword-only preconditions on ``write``: ``expected_sha256`` (lowercase hex
+sha256 of the bytes the writer read; a mismatch raises
+:class:`~memfs.errors.PreconditionFailedError`) and ``create`` (the path must be free, else
+:class:`~memfs.errors.PathConflictError`). A store that does not declare it still satisfies
+:class:`FileStore`; :func:`memfs.stores.with_preconditions` wraps it once, when a MemFS is
+built over it, in a process-locked compare-and-write.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class FileStore(Protocol):
+    """The platform's FileStore. Do not add methods: the platform has exactly these."""
+
+    def write(self, path: str, data: bytes) -> None:
+        """Store ``data`` at ``path``, creating parent directories; replaces atomically."""
+
+    def write_from_path(self, path: str, local_path: str) -> None:
+        """Store the bytes of the local file ``local_path`` at ``path``."""
+
+    def read(self, path: str) -> bytes:
+        """Return the bytes stored at ``path``."""
+
+    def read_to_file(self, path: str, local_path: str) -> None:
+        """Copy the bytes stored at ``path`` into the local file ``local_path``."""
+
+    def ls(self, path: str = "") -> list[str]:
+        """Every file under ``path``, recursively, as workspace paths (``[]`` if none)."""
+
+    def exists(self, path: str) -> bool:
+        """Whether a file or directory exists at ``path``."""
+
+    def delete(self, path: str) -> None:
+        """Delete the file at ``path``."""
+
+    def mkdir(self, path: str) -> None:
+        """Create the directory ``path`` and its parents; existing directories are fine."""
+
+    def rmdir(self, path: str) -> None:
+        """Remove the empty directory ``path``."""
+
+    def is_dir(self, path: str) -> bool:
+        """Whether ``path`` is a directory (the root always is)."""
+
+    def listdir(self, path: str = "") -> list[str]:
+        """Names (not paths) of the direct children of the directory ``path``."""
+
+
+@runtime_checkable
+class ConditionalFileStore(FileStore, Protocol):
+    """A FileStore that declares ``conditional_writes = True`` (see the module docstring)."""
+
+    conditional_writes: bool
+
+    def write(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
+        """Store ``data``; refuse it if the stored bytes changed or (``create``) exist."""
+
+
+def supports_preconditions(store: object) -> bool:
+    """Whether ``store`` declares conditional writes.
+
+    Read statically, so a wrapper that forwards unknown attributes to an inner store through
+    ``__getattr__`` does not inherit a capability its own ``write`` may not have.
+    """
+    return inspect.getattr_static(store, "conditional_writes", False) is True

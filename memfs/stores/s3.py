@@ -1,0 +1,138 @@
+"""S3 through s3fs: conditional PUTs, ETag bookkeeping and S3's error codes.
+
+A conditional write is ``PutObject`` with ``If-Match: <etag>`` (the ETag of the version whose
+bytes hash to ``expected_sha256``) or ``If-None-Match: *`` (a create), so the server decides
+atomically across every pod sharing the prefix. The store remembers the ETag of the last version
+it read or wrote of each key, with the sha256 of its bytes, so a conditional write after a read
+needs no second GET.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import fsspec.asyn
+
+from memfs import errors
+from memfs.conflicts import check_precondition, check_sha256, content_sha256
+from memfs.stores.fsspec import FsspecFileStore
+
+_PRECONDITION_CODES = ("PreconditionFailed", "ConditionalRequestConflict", "412", "409")
+
+
+def is_precondition_failure(e: BaseException) -> bool:
+    """Whether an s3fs error is S3's 412 (or the 409 AWS returns for a racing conditional PUT)."""
+    for err in (e, e.__cause__):
+        response = getattr(err, "response", None)
+        error = response.get("Error", {}) if isinstance(response, dict) else {}
+        if str(error.get("Code", "")) in _PRECONDITION_CODES:
+            return True
+    return False
+
+
+class S3FileStore(FsspecFileStore):
+    """A workspace under ``bucket/prefix`` of an s3fs filesystem (built by FsspecFileStore)."""
+
+    conditional_writes = True
+
+    _etags: dict[str, tuple[str, str]]
+
+    def _init_backend(self) -> None:
+        self._etags = {}
+
+    def write(  # type: ignore[override]
+        self,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
+        rel, full = self._full(path)
+        expected = None if expected_sha256 is None else check_sha256(expected_sha256)
+        data = bytes(data)
+        if expected is not None:
+            self._put_if_match(rel, full, data, expected)  # only an existing object matches
+            return
+        if not rel or self.fs.isdir(full):
+            raise errors.is_a_directory(rel)
+        if create:
+            self._put_if_none_match(rel, full, data)
+        else:
+            self._remember(full, data, self.fs.pipe_file(full, data))
+
+    def _get(self, full: str) -> tuple[bytes, str]:
+        """One GET returning the bytes and the ETag of the same version."""
+        bucket, key, _ = self.fs.split_path(full)  # type: ignore[attr-defined]
+        s3: Any = self.fs
+
+        async def get() -> tuple[bytes, str]:
+            resp = await s3._call_s3("get_object", Bucket=bucket, Key=key)
+            body = resp["Body"]
+            try:
+                data = await body.read()
+            finally:
+                body.close()
+            return bytes(data), str(resp.get("ETag", ""))
+
+        data, etag = fsspec.asyn.sync(s3.loop, get)
+        self._etags[full] = (content_sha256(data), etag)
+        return data, etag
+
+    def _read(self, full: str) -> bytes:
+        return self._get(full)[0]
+
+    def _remember(self, full: str, data: bytes, response: Any) -> None:
+        etag = response.get("ETag") if isinstance(response, dict) else None
+        if etag:
+            self._etags[full] = (content_sha256(data), str(etag))
+        else:
+            self._etags.pop(full, None)
+
+    def _current(self, full: str) -> bytes | None:
+        try:
+            return self._get(full)[0]
+        except FileNotFoundError:
+            self._etags.pop(full, None)
+            return None
+
+    def _put_if_none_match(self, rel: str, full: str, data: bytes) -> None:
+        try:
+            response = self.fs.pipe_file(full, data, mode="create")  # If-None-Match: *
+        except OSError as e:
+            if not isinstance(e, FileExistsError) and not is_precondition_failure(e):
+                raise
+            current = self._current(full)
+            actual = None if current is None else content_sha256(current)
+            raise errors.PathConflictError(rel, None, actual) from None
+        self._remember(full, data, response)
+
+    def _put_if_match(self, rel: str, full: str, data: bytes, expected: str) -> None:
+        known = self._etags.get(full)
+        if known is not None and known[0] == expected:
+            etag = known[1]
+        else:
+            current = self._current(full)
+            if check_precondition(rel, current, data, expected_sha256=expected, create=False):
+                return
+            etag = self._etags[full][1]
+        try:
+            response = self.fs.pipe_file(full, data, IfMatch=etag)
+        except OSError as e:
+            if not isinstance(e, FileNotFoundError) and not is_precondition_failure(e):
+                raise
+            current = self._current(full)
+            if check_precondition(rel, current, data, expected_sha256=expected, create=False):
+                return  # lost the race to a writer that stored the very same bytes
+            raise errors.PreconditionFailedError(
+                rel, expected, None if current is None else content_sha256(current)
+            ) from None
+        self._remember(full, data, response)
+
+    def write_from_path(self, path: str, local_path: str) -> None:
+        self._etags.pop(self._full(path)[1], None)
+        super().write_from_path(path, local_path)
+
+    def delete(self, path: str) -> None:
+        self._etags.pop(self._full(path)[1], None)
+        super().delete(path)

@@ -1,0 +1,78 @@
+"""Opening a workspace from a command-line argument: one meaning in every command.
+
+``WORKSPACE`` is a local directory or an fsspec URL (``s3://bucket/items/42``,
+``file:///data/items/42``). A local directory must exist unless the command was given
+``--create``; a read-only open never creates anything, locally or remotely.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+
+from memfs.filesystem import MemFS
+from memfs.layout import PLATFORM, Layout
+from memfs.manifest import AgentManifest
+from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
+
+WORKSPACE_HELP = "workspace directory or fsspec URL (s3://bucket/items/42)"
+
+
+def open_store(target: str, *, create: bool = False) -> FileStore:
+    """The store behind ``target``; a missing local directory is an error unless ``create``."""
+    if target.startswith("file://"):
+        target = target[len("file://") :] or "/"
+    if "://" in target:
+        return FsspecFileStore(target)
+    if not os.path.isdir(target):
+        if os.path.exists(target):
+            raise NotADirectoryError(
+                errno.ENOTDIR, f"{target!r} is a file, not a workspace directory.", target
+            )
+        if not create:
+            raise FileNotFoundError(
+                errno.ENOENT,
+                f"No workspace directory at {target!r}. Pass an existing directory or an fsspec "
+                "URL such as s3://bucket/items/42, or add --create to make a new workspace.",
+                target,
+            )
+    return LocalFileStore(target, create=create)
+
+
+def open_workspace(
+    target: str,
+    *,
+    read_only: bool = False,
+    create: bool = False,
+    layout: Layout | None = None,
+) -> MemFS:
+    """A MemFS over ``target``; ``read_only`` mounts it read-only and never creates it."""
+    if read_only and create:
+        raise ValueError("A read-only workspace is never created; drop --create or --read-only.")
+    fs = MemFS(open_store(target, create=create), layout=layout or PLATFORM)
+    return fs.read_only() if read_only else fs
+
+
+def load_manifest(path: str | None) -> AgentManifest:
+    """The agent manifest of an ``app.json`` (``--app``), or the default one."""
+    if path is None:
+        return AgentManifest()
+    with open(path, encoding="utf-8") as f:
+        try:
+            data = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not valid JSON ({e}); pass the app's app.json.") from None
+    return AgentManifest.from_app_json(data)
+
+
+def add_workspace_argument(parser: argparse.ArgumentParser, *, creates: bool = False) -> None:
+    """The ``WORKSPACE`` argument (and ``--create`` for commands that may write)."""
+    parser.add_argument("workspace", help=WORKSPACE_HELP)
+    if creates:
+        parser.add_argument(
+            "--create",
+            action="store_true",
+            help="create the workspace directory when it does not exist yet",
+        )
