@@ -80,11 +80,12 @@ class AgentManifest(BaseModel):
         """Memory is on only when the flag is on *and* the app has a workspace to keep it in."""
         return self.memory and self.function.workspace
 
-    def effective_context_files(self) -> list[str]:
-        """The files injected into each turn: the declared ones, plus ``MEMORY.md`` with memory."""
+    def effective_context_files(self, index_path: str = INDEX_FILE) -> list[str]:
+        """The files injected into each turn: the declared ones, plus the memory index
+        (``index_path``, where the workspace's layout keeps it) when memory is on."""
         files = list(self.context_files or [])
-        if self.memory_enabled and INDEX_FILE not in files:
-            files.append(INDEX_FILE)
+        if self.memory_enabled and index_path not in files:
+            files.append(index_path)
         return files
 
     @classmethod

@@ -49,7 +49,7 @@ from memfs.errors import UnsafePathError
 from memfs.filesystem import MemFS
 from memfs.layout import INDEX_FILE
 from memfs.paths import join, normalize
-from memfs.staleness import REMINDER_OPEN
+from memfs.staleness import split_view
 
 MEMORIES_ROOT = "/memories"
 INDEX_NAME = posixpath.basename(INDEX_FILE)
@@ -255,12 +255,8 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
                 data = self.fs.cat_file(t.rel)
             except FileNotFoundError as e:
                 raise self._gone(t) from e
-        text = self._decode(t, data)
-        reminder = ""
-        # MemFS escapes every reminder-like tag inside a file, so a view that starts with one
-        # carries MemFS's own reminder: show it unnumbered, keep the file's line numbers.
-        if text.startswith(REMINDER_OPEN):
-            reminder, _, text = text.partition("\n")
+        reminder, body = split_view(data)
+        text = self._decode(t, body)
         lines = text.split("\n")
         if len(lines) > MAX_LINES:
             raise ToolError(f"File {command.path} exceeds maximum line limit of 999,999 lines.")
@@ -270,6 +266,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             last = len(lines) if command.view_range[1] == -1 else command.view_range[1]
             display, start = lines[first:last], first + 1
         head = f"Here's the content of {command.path} with line numbers:\n"
+        # The reminder goes on its own unnumbered line: line numbers stay the stored file's.
         return head + (reminder + "\n" if reminder else "") + _numbered(display, start)
 
     def _children(self, dir_rel: str, at_root: bool) -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ conditional writes; MemFS adds them with a process lock (:func:`memfs.stores.wit
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import fsspec
@@ -17,10 +18,11 @@ from fsspec.implementations.local import LocalFileSystem
 from memfs import errors
 from memfs.paths import normalize
 from memfs.stores.host import TEMP_PREFIX
+from memfs.stores.local import LocalFileStore
 
-
-def _is_s3(fs: fsspec.AbstractFileSystem) -> bool:
-    return hasattr(fs, "_call_s3") and hasattr(fs, "split_path")
+SPECIALISED: list[tuple[Callable[[fsspec.AbstractFileSystem], bool], type[FsspecFileStore]]] = []
+"""``(is_mine, store class)`` of the backends with rules of their own (:mod:`memfs.stores.s3`
+adds itself); the first whose test accepts a filesystem gets it."""
 
 
 class FsspecFileStore:
@@ -46,13 +48,9 @@ class FsspecFileStore:
         else:
             fs = url_or_fs
         if isinstance(fs, LocalFileSystem):
-            from memfs.stores.local import LocalFileStore
-
             return LocalFileStore(fs._strip_protocol(root) or "/")
-        if cls is FsspecFileStore and _is_s3(fs):
-            from memfs.stores.s3 import S3FileStore
-
-            cls = S3FileStore
+        if cls is FsspecFileStore:
+            cls = next((c for is_mine, c in SPECIALISED if is_mine(fs)), cls)
         self = object.__new__(cls)
         self.fs = fs
         self.root = root.rstrip("/")

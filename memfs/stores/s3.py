@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import fsspec
 import fsspec.asyn
 
 from memfs import errors
 from memfs.conflicts import check_precondition, check_sha256, content_sha256
-from memfs.stores.fsspec import FsspecFileStore
+from memfs.stores.fsspec import SPECIALISED, FsspecFileStore
 
 _PRECONDITION_CODES = ("PreconditionFailed", "ConditionalRequestConflict", "412", "409")
 
@@ -136,3 +137,10 @@ class S3FileStore(FsspecFileStore):
     def delete(self, path: str) -> None:
         self._etags.pop(self._full(path)[1], None)
         super().delete(path)
+
+
+def _is_s3(fs: fsspec.AbstractFileSystem) -> bool:
+    return hasattr(fs, "_call_s3") and hasattr(fs, "split_path")
+
+
+SPECIALISED.append((_is_s3, S3FileStore))

@@ -1,0 +1,60 @@
+"""A bounded memo: the last results of a pure function of bytes, capped in bytes, not entries.
+
+The same memory files and index are read on every turn of an item, so the views built from them
+are kept; an entry is checked against the exact input it was built from, and the memo never
+holds more than its budget however large the inputs are.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+class BoundedMemo(Generic[V]):
+    """An LRU of ``key -> (source, value)``; ``size`` of an entry is what the caller says."""
+
+    def __init__(self, budget_bytes: int, *, max_entry_bytes: int | None = None) -> None:
+        self.budget_bytes = budget_bytes
+        self.max_entry_bytes = budget_bytes if max_entry_bytes is None else max_entry_bytes
+        self._entries: OrderedDict[Hashable, tuple[object, V, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, source: object) -> V | None:
+        """The value stored for ``key`` if it was built from ``source`` (compared with ==)."""
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None or hit[0] != source:
+                return None
+            self._entries.move_to_end(key)
+            return hit[1]
+
+    def put(self, key: Hashable, source: object, value: V, size: int) -> None:
+        if size > self.max_entry_bytes:
+            return
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old[2]
+            self._entries[key] = (source, value, size)
+            self._bytes += size
+            while self._bytes > self.budget_bytes and self._entries:
+                _, (_, _, dropped) = self._entries.popitem(last=False)
+                self._bytes -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    @property
+    def bytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._entries)

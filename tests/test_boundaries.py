@@ -1,0 +1,96 @@
+"""The import graph: dependencies point one way (stores ← filesystem ← the rest ← adapters)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = ROOT / "memfs"
+ADAPTERS = ROOT / "adapters"
+
+BELOW_THE_FILESYSTEM = (
+    "memfs.errors",
+    "memfs.paths",
+    "memfs.conflicts",
+    "memfs.layout",
+    "memfs.memo",
+    "memfs.tags",
+    "memfs.stores",
+)
+"""Modules the filesystem is built on: none of them may import it, not even for type checking."""
+
+
+def _module_name(path: Path, base: Path) -> str:
+    parts = list(path.relative_to(base).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """Every module ``path`` imports, at any depth (functions and TYPE_CHECKING blocks too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join([*base, node.module] if node.module else base)
+            else:
+                mod = node.module or ""
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)  # `from memfs import stores`
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = {_module_name(p, ROOT): p for p in CORE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        # Importing any submodule runs the package's __init__ first: that is not an edge.
+        graph[name] = {
+            m for m in _imports(path, package) if m in modules and m not in (name, "memfs")
+        }
+    return graph
+
+
+def test_the_core_never_imports_an_adapter() -> None:
+    adapters = {p.name for p in ADAPTERS.iterdir() if p.is_dir() and p.name.startswith("memfs_")}
+    assert adapters, "no adapters found"
+    for path in CORE.rglob("*.py"):
+        imported = {m.split(".")[0] for m in _imports(path, "memfs")}
+        assert not imported & adapters, f"{path.relative_to(ROOT)} imports {imported & adapters}"
+
+
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        for nxt in graph.get(stack.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+@pytest.mark.parametrize("below", BELOW_THE_FILESYSTEM)
+def test_modules_below_the_filesystem_never_reach_it(below: str) -> None:
+    graph = _graph()
+    mine = [m for m in graph if m == below or m.startswith(below + ".")]
+    assert mine, f"{below} not found"
+    for module in mine:
+        reached = _reach(graph, module)
+        assert "memfs.filesystem" not in reached, f"{module} reaches memfs.filesystem"
+        assert not any(r.startswith("memfs.commands") for r in reached), module
+
+
+def test_no_import_cycle_in_the_core() -> None:
+    graph = _graph()
+    for module in graph:
+        assert module not in _reach(graph, module), f"{module} imports itself through a cycle"
