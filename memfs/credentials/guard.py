@@ -49,7 +49,10 @@ def _scan(text: str, patterns: Iterable[CredentialPattern], labels: bool) -> lis
         lowered = t.translate(_ASCII_LOWER)
     found: list[tuple[int, int, int, str]] = []
     for pattern in patterns:
-        for m in pattern.regex.finditer(lowered if pattern.lowered else t):
+        subject = lowered if pattern.lowered else t
+        if not pattern.could_match(subject):
+            continue
+        for m in pattern.regex.finditer(subject):
             start, end = m.span(pattern.value_group)
             if pattern.accept is not None and not pattern.accept(t[start:end]):
                 continue
