@@ -3,7 +3,7 @@ PY ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo "$(PY) -m uv")
 EXTRAS := --extra litellm --extra s3 --extra mcp --extra anthropic --extra plot
 
-.PHONY: uv sync demo test test-slow lint typecheck check bench live model-install
+.PHONY: uv sync demo test test-slow lint typecheck check bench live model-install docs
 
 uv:
 	@command -v uv >/dev/null 2>&1 || $(PY) -m uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet uv
@@ -31,6 +31,12 @@ check: test lint typecheck
 
 bench: sync
 	$(UV) run --frozen $(EXTRAS) python -m benchmarks.run_all
+
+# The documentation site (mkdocs.yml, docs/) into build/site. --strict turns every warning into a
+# failure: a broken link or anchor, a page missing from the nav, a nav entry with no page.
+# NO_MKDOCS_2_WARNING only silences Material's end-of-life banner.
+docs: uv
+	NO_MKDOCS_2_WARNING=1 $(UV) run --frozen --group docs mkdocs build --strict
 
 # The local CPU model (llama-cpp-python server in its own venv under ~/.cache/memfs); the first
 # install compiles llama.cpp (~8 min on 2 cores), later ones reuse pip's cached wheel.

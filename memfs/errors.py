@@ -43,7 +43,7 @@ class ReadOnlyError(PermissionError):
 def not_found(path: str) -> FileNotFoundError:
     return FileNotFoundError(
         errno.ENOENT,
-        f"No such file in the workspace: {path!r}. List the directory to see what exists, "
+        f"No such file: {path!r}. List its directory (list_files) to see which files exist, "
         "or write the file to create it.",
         path,
     )

@@ -171,6 +171,14 @@ class MemFS(AbstractFileSystem):
     def _read_view(self, rel: str) -> bytes:
         return self._view(rel, self.store.read(rel))
 
+    def read_with_view(self, path: str) -> tuple[bytes, bytes]:
+        """The stored bytes of ``path`` and the view a reader gets of them, from one read."""
+        rel = self._rel(path)
+        if not rel:
+            raise errors.is_a_directory(rel)
+        raw = self.store.read(rel)
+        return raw, self._view(rel, raw)
+
     # -- the one write path ------------------------------------------------------------------------
 
     def prepare_write(self, rel: str, data: bytes) -> bytes:
@@ -194,7 +202,7 @@ class MemFS(AbstractFileSystem):
                 data = stamped.encode("utf-8")
         return data
 
-    def _write(
+    def save(
         self,
         path: str,
         data: bytes,
@@ -251,8 +259,8 @@ class MemFS(AbstractFileSystem):
             new = change(current)
             try:
                 if current is None:
-                    return self._write(path, new, create=True)
-                return self._write(path, new, expected_sha256=content_sha256(current))
+                    return self.save(path, new, create=True)
+                return self.save(path, new, expected_sha256=content_sha256(current))
             except errors.WriteConflictError as e:
                 last = e
                 if attempt < attempts:
@@ -377,7 +385,7 @@ class MemFS(AbstractFileSystem):
         **kwargs: Any,
     ) -> None:
         """Write ``value``; ``mode="create"`` and ``expected_sha256`` make it conditional."""
-        self._write(path, value, create=mode == "create", expected_sha256=expected_sha256)
+        self.save(path, value, create=mode == "create", expected_sha256=expected_sha256)
 
     def put_file(
         self, lpath: Any, rpath: str, callback: Any = None, mode: str = "overwrite", **kwargs: Any
@@ -387,7 +395,7 @@ class MemFS(AbstractFileSystem):
             self.makedirs(rpath, exist_ok=True)
             return
         with open(lpath, "rb") as f:
-            self._write(rpath, f.read(), create=mode == "create")
+            self.save(rpath, f.read(), create=mode == "create")
 
     def cp_file(self, path1: str, path2: str, **kwargs: Any) -> None:
         self._check_writable(path2, "copy into")
@@ -395,7 +403,7 @@ class MemFS(AbstractFileSystem):
         if self.store.is_dir(src):
             self.makedirs(path2, exist_ok=True)
             return
-        self._write(path2, self.store.read(src))
+        self.save(path2, self.store.read(src))
 
     def mkdir(self, path: str, create_parents: bool = True, **kwargs: Any) -> None:
         self._check_writable(path, "create directory")
@@ -467,7 +475,7 @@ class MemFS(AbstractFileSystem):
     def touch(self, path: str, truncate: bool = True, **kwargs: Any) -> None:
         self._check_writable(path, "touch")
         if truncate or not self.exists(path):
-            self._write(path, b"")
+            self.save(path, b"")
         # Without truncate an existing file is left alone: there is no timestamp to update.
 
     def start_transaction(self) -> Any:
@@ -535,13 +543,13 @@ class _WriteFile(io.BytesIO):
         data = self.getvalue()
         super().close()
         if self.autocommit:
-            self.fs._write(self.path, data, create=self.create)
+            self.fs.save(self.path, data, create=self.create)
         else:
             self._pending = data
 
     def commit(self) -> None:
         if self._pending is not None:
-            self.fs._write(self.path, self._pending, create=self.create)
+            self.fs.save(self.path, self._pending, create=self.create)
             self._pending = None
 
     def discard(self) -> None:

@@ -49,6 +49,14 @@ class AgentManifest(BaseModel):
     memory: bool = True
     function: AppFunction = AppFunction(workspace=True)
     index_budget: IndexBudget | None = None
+    read_before_write: bool = True
+    """``write_file`` over an existing file this turn has not read is refused (Claude Code's
+    Write rule): a small model otherwise overwrites a memory it never looked at."""
+    write_receipt: bool = True
+    """A write or edit of a memory file or the index returns what was stored and what is wrong."""
+    index_nudge: bool = False
+    """After a memory write that no index line links, the receipt gives the line to append.
+    Off by default: the index is the agent's to curate, not reconciled by the platform."""
 
     @field_validator("context_files")
     @classmethod

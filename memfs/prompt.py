@@ -10,12 +10,18 @@ mkdir, and identity facts recorded as stated (§4.5's inversion). The staleness 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from memfs.layout import INDEX_FILE, MEMORY_DIR
 from memfs.manifest import AgentManifest
 
-PromptVariant = Literal["full", "appendix-a-only"]
+PromptVariant = Literal["full", "appendix-a-only", "full-after-tools"]
+PROMPT_VARIANTS: tuple[str, ...] = get_args(PromptVariant)
+
+MEMORY_LAST_VARIANTS = frozenset({"full-after-tools"})
+"""Variants whose memory section goes at the very end of the system prompt, after the prose
+tool list the platform appends: that list is most of the prompt, and rules placed before it
+must cut through it. The section's text is the ``full`` one."""
 
 MEMORY_DIR_PLACEHOLDER = "<memory dir>"
 
@@ -150,12 +156,13 @@ def memory_prompt(
     """
     if not manifest.memory_enabled:
         return ""
-    if variant not in ("full", "appendix-a-only"):
+    if variant not in PROMPT_VARIANTS:
         raise ValueError(
-            f"Unknown memory prompt variant {variant!r}; use 'full' or 'appendix-a-only'."
+            f"Unknown memory prompt variant {variant!r}; use 'full' or 'appendix-a-only' (or "
+            "'full-after-tools': the full section, placed after the app's tool list)."
         )
     sections = [appendix_a().rstrip("\n")]
-    if variant == "full":
+    if variant != "appendix-a-only":
         sections.extend(ADDED_RULES)
     if read_only:
         sections.append(READ_ONLY_RULE)

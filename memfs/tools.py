@@ -15,17 +15,23 @@ filesystem's own ``PermissionError(EROFS)``, which the executor hands back as a 
 from __future__ import annotations
 
 import errno
+import html
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from memfs.errors import UnsafePathError
+from memfs import errors
+from memfs.conflicts import content_sha256
+from memfs.context import FILE_TAG, escape_frame_tags, index_budget_note
+from memfs.errors import PathConflictError, PreconditionFailedError
 from memfs.filesystem import MemFS
-from memfs.layout import INDEX_FILE
 from memfs.paths import normalize
+from memfs.receipt import _quote, write_receipt
+from memfs.records import parse_memory
 
 if TYPE_CHECKING:
     from memfs.manifest import AgentManifest
@@ -143,6 +149,7 @@ FILE_TOOLS: tuple[FileTool, ...] = (
 )
 
 FILE_TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in FILE_TOOLS)
+FILE_WRITE_TOOLS: tuple[str, ...] = tuple(t.name for t in FILE_TOOLS if t.writes)
 _BY_NAME = {t.name: t for t in FILE_TOOLS}
 
 
@@ -226,12 +233,37 @@ def _line_numbers(text: str, needle: str) -> list[int]:
     return lines
 
 
+_SHOWN = re.compile(rf'<{FILE_TAG} path="([^"]*)">\n(.*?)</{FILE_TAG}>', re.DOTALL)
+
+
+def shown_files(context_block: str) -> dict[str, str]:
+    """Path → text of each file a turn's context block shows whole (as the block shows it)."""
+    return {html.unescape(m.group(1)): m.group(2) for m in _SHOWN.finditer(context_block)}
+
+
+_SELF_EXPLAINING = (PermissionError, FileNotFoundError, IsADirectoryError, NotADirectoryError)
+
+
+@dataclass
+class _Settings:
+    read_before_write: bool
+    write_receipt: bool
+    index_nudge: bool
+
+
 class FileToolExecutor:
     """Runs the agent's file-tool calls against one MemFS and returns what the model reads.
 
     ``execute`` never raises for a bad call (unknown tool, invalid JSON, missing argument,
     missing file, read-only mount): the error comes back as text that says what to do next,
     and the agent loop continues.
+
+    One executor serves one turn: it remembers which files the turn has read or written (and,
+    from ``context_block``, which the turn was shown whole), so ``write_file`` over an existing
+    file the turn has not seen is refused, and an overwrite is conditioned on the bytes the
+    turn saw. :meth:`begin_turn` starts the next turn on the same executor. The settings come
+    from the manifest (``read_before_write``, ``write_receipt``, ``index_nudge``); a keyword
+    given here wins.
     """
 
     def __init__(
@@ -240,9 +272,22 @@ class FileToolExecutor:
         manifest: AgentManifest | None = None,
         *,
         tools: Iterable[str] | None = None,
+        context_block: str = "",
+        read_before_write: bool | None = None,
+        write_receipt: bool | None = None,
+        index_nudge: bool | None = None,
     ) -> None:
         self.fs = fs
         self.manifest = manifest
+
+        def setting(name: str, given: bool | None, default: bool) -> bool:
+            return bool(getattr(manifest, name, default)) if given is None else given
+
+        self.settings = _Settings(
+            read_before_write=setting("read_before_write", read_before_write, True),
+            write_receipt=setting("write_receipt", write_receipt, True),
+            index_nudge=setting("index_nudge", index_nudge, False),
+        )
         self.names: tuple[str, ...] = FILE_TOOL_NAMES if tools is None else tuple(tools)
         file_tool_schemas(self.names)  # validates the names
         self._handlers: dict[str, Callable[[Any], str]] = {
@@ -253,10 +298,14 @@ class FileToolExecutor:
             "exists": self._exists,
             "delete_file": self._delete_file,
         }
+        self._seen: dict[str, str] = {}
+        self._shown: dict[str, str] = {}
+        self.begin_turn(context_block)
 
-    @property
-    def read_only(self) -> bool:
-        return self.fs.is_read_only
+    def begin_turn(self, context_block: str = "") -> None:
+        """Forget what the previous turn read; ``context_block`` is what this turn was shown."""
+        self._seen = {}
+        self._shown = shown_files(context_block)
 
     def schemas(self) -> list[dict[str, Any]]:
         return file_tool_schemas(self.names)
@@ -277,49 +326,48 @@ class FileToolExecutor:
             return self._handlers[name](args)
         except ToolCallError as e:
             return f"Error: {e}"
-        except UnsafePathError as e:
-            return f"Error: {_os_message(e)}"
-        except PermissionError as e:
-            return f"Error: {_os_message(e)}"
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as e:
-            return f"Error: {_os_message(e)}"
-        except (OSError, ValueError) as e:
-            return f"Error: {name} failed: {_os_message(e) if isinstance(e, OSError) else e}"
+        except OSError as e:
+            # Refusals (read-only mount, unsafe path, credential) and missing paths already say
+            # what to do; anything else gets the tool's name in front.
+            if isinstance(e, _SELF_EXPLAINING):
+                return f"Error: {_os_message(e)}"
+            return f"Error: {name} failed: {_os_message(e)}"
+        except ValueError as e:
+            return f"Error: {name} failed: {e}"
 
-    # -- the tools ---------------------------------------------------------------------------
+    # -- what this turn has seen ---------------------------------------------------------------
+
+    def _saw(self, rel: str, stored: bytes) -> None:
+        self._seen[rel] = content_sha256(stored)
+
+    def _receipt(self, rel: str, stored: bytes, sent: bytes | None) -> str:
+        if not self.settings.write_receipt:
+            return ""
+        layout = self.fs.layout
+        index_text = None
+        if self.settings.index_nudge and layout.is_memory_file(rel):
+            try:
+                index_text = self.fs.raw.cat_file(layout.index_path).decode("utf-8", "replace")
+            except (FileNotFoundError, IsADirectoryError):
+                index_text = ""
+        receipt = write_receipt(rel, stored, layout=layout, sent=sent, index_text=index_text)
+        return f"\n{receipt}" if receipt else ""
 
     def _is_index(self, path: str) -> bool:
-        return normalize(path, allow_absolute=True) == INDEX_FILE
+        return self.fs.layout.is_index(normalize(path, allow_absolute=True))
 
     def _index_note(self, path: str) -> str:
         """The index-size note other code may provide, appended after a write to MEMORY.md."""
         if self.manifest is None or not self._is_index(path):
             return ""
-        try:
-            from memfs.context import index_budget_note
-        except ImportError:
-            return ""
         note = index_budget_note(self.fs, self.manifest)
         return f"\n{note}" if note else ""
 
-    def _require_file(self, path: str) -> str:
-        rel = normalize(path, allow_absolute=True)
-        if not rel or self.fs.isdir(rel):
-            raise IsADirectoryError(
-                errno.EISDIR,
-                f"{rel or '/'!r} is a directory, not a file; use list_files to see what it holds.",
-            )
-        if not self.fs.exists(rel):
-            raise FileNotFoundError(
-                errno.ENOENT,
-                f"No such file: {rel!r}. Use list_files to see which files exist, or write_file "
-                "to create it.",
-            )
-        return rel
+    # -- the tools ---------------------------------------------------------------------------
 
     def _read_file(self, args: ReadFileArgs) -> str:
-        rel = self._require_file(args.path)
-        data = self.fs.cat_file(rel)
+        rel = normalize(args.path, allow_absolute=True)
+        raw, data = self.fs.read_with_view(rel)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -327,6 +375,7 @@ class FileToolExecutor:
                 f"Error: {rel!r} is not UTF-8 text ({len(data)} bytes); read_file only "
                 "returns text files."
             )
+        self._saw(rel, raw)
         if not text:
             return f"({rel} is empty)"
         if len(text) > MAX_READ_CHARS:
@@ -337,20 +386,99 @@ class FileToolExecutor:
             )
         return text
 
+    def _holds(self, rel: str, raw: bytes) -> str:
+        """What an existing file holds, in a few words, for a refusal."""
+        layout = self.fs.layout
+        if layout.is_memory_file(rel):
+            record = parse_memory(raw, rel)
+            kind = f"a {record.type} memory" if record.known_type else "a memory"
+            about = record.description or next(
+                (ln.strip() for ln in record.body.splitlines() if ln.strip()), ""
+            )
+            return f"{kind}: {_quote(about)!r}" if about else kind
+        if layout.is_index(rel):
+            lines = sum(1 for ln in raw.decode("utf-8", "replace").splitlines() if ln.strip())
+            return f"the memory index, {lines} line{'s' if lines != 1 else ''}"
+        return f"{len(raw)} bytes"
+
+    def _refuse_unread(self, rel: str, raw: bytes, sent: bytes) -> ToolCallError:
+        layout = self.fs.layout
+        if layout.is_memory_file(rel):
+            name = parse_memory(sent, rel).name
+            other = layout.memory_path(name) if name else ""
+            if not other or other == rel or normalize(other) != other:
+                other = layout.memory_path("<new-name>")
+            todo = (
+                f"To save a new fact, write a new file such as {other}; to change this one, "
+                "read_file it first, then edit_file."
+            )
+        elif layout.is_index(rel):
+            todo = (
+                "To add a line, edit_file it, or read_file it first and then write_file the "
+                "whole index with your line added."
+            )
+        else:
+            todo = "To replace it, read_file it first, then write_file; to change part, edit_file."
+        return ToolCallError(
+            f"{rel} already exists ({self._holds(rel, raw)}) and this turn has not read it; "
+            f"nothing was written. {todo}"
+        )
+
+    def _changed_since(self, rel: str, how: str) -> ToolCallError:
+        return ToolCallError(
+            f"{rel} changed since this turn {how} it; nothing was written. read_file it again, "
+            "then write_file or edit_file on its current content."
+        )
+
     def _write_file(self, args: WriteFileArgs) -> str:
         rel = normalize(args.path, allow_absolute=True)
-        if not rel or self.fs.isdir(rel):
-            raise IsADirectoryError(
-                errno.EISDIR, f"{rel or '/'!r} is a directory; name a file to write."
-            )
-        existed = self.fs.exists(rel)
+        if not rel:
+            raise errors.is_a_directory(rel)
         data = args.content.encode("utf-8")
-        self.fs.pipe_file(rel, data)
-        verb = "Overwrote" if existed else "Created"
-        return f"{verb} {rel} ({len(data)} bytes).{self._index_note(rel)}"
+        fs = self.fs
+        verb = "Overwrote"
+        if not self.settings.read_before_write:
+            try:
+                stored = fs.save(rel, data, create=True)
+                verb = "Created"
+            except PathConflictError:
+                stored = fs.save(rel, data)
+        elif rel in self._seen:
+            try:
+                stored = fs.save(rel, data, expected_sha256=self._seen[rel])
+            except PreconditionFailedError:
+                raise self._changed_since(rel, "read or wrote") from None
+        elif rel in self._shown:
+            try:
+                raw = fs.raw.cat_file(rel)
+            except FileNotFoundError:
+                stored = fs.save(rel, data, create=True)
+                verb = "Created"
+            else:
+                shown = self._shown[rel]
+                body = escape_frame_tags(raw.decode("utf-8", "replace"))
+                if shown not in (body, body + "\n"):
+                    raise self._changed_since(rel, "was shown")
+                try:
+                    stored = fs.save(rel, data, expected_sha256=content_sha256(raw))
+                except PreconditionFailedError:
+                    raise self._changed_since(rel, "was shown") from None
+        else:
+            try:
+                stored = fs.save(rel, data, create=True)
+                verb = "Created"
+            except PathConflictError:
+                raise self._refuse_unread(rel, fs.raw.cat_file(rel), data) from None
+        self._saw(rel, stored)
+        return (
+            f"{verb} {rel} ({len(stored)} bytes).{self._receipt(rel, stored, data)}"
+            f"{self._index_note(rel)}"
+        )
 
     def _edit_file(self, args: EditFileArgs) -> str:
-        rel = self._require_file(args.path)
+        rel = normalize(args.path, allow_absolute=True)
+        if not rel:
+            raise errors.is_a_directory(rel)
         if not args.old_string:
             raise ToolCallError(
                 "old_string is empty. Give the exact text to replace, or use write_file to "
@@ -362,9 +490,7 @@ class FileToolExecutor:
 
         def change(raw: bytes | None) -> bytes:
             if raw is None:
-                raise FileNotFoundError(
-                    errno.ENOENT, f"No such file: {rel!r}; it was deleted before the edit."
-                )
+                raise errors.not_found(rel)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
@@ -391,28 +517,39 @@ class FileToolExecutor:
 
         # Read raw -> replace -> write only if the file is still what was read; a concurrent
         # turn's edit is re-read and this one re-applied on top (bounded), never overwritten.
-        self.fs.update(rel, change)
-        return f"Edited {rel} (line {where[0]}).{self._index_note(rel)}"
+        stored = self.fs.update(rel, change)
+        self._saw(rel, stored)
+        return (
+            f"Edited {rel} (line {where[0]}).{self._receipt(rel, stored, None)}"
+            f"{self._index_note(rel)}"
+        )
 
     def _list_files(self, args: ListFilesArgs) -> str:
         rel = normalize(args.path, allow_absolute=True)
-        if rel and not self.fs.exists(rel):
-            raise FileNotFoundError(
-                errno.ENOENT,
-                f"No such directory: {rel!r}. Use list_files on its parent to see what exists.",
-            )
-        if rel and not self.fs.isdir(rel):
+        # One recursive listing answers both forms; directories show through their files, as
+        # on an object store, instead of one store call (and one decorated read) per entry.
+        try:
+            files = sorted(self.fs.find(rel))
+        except FileNotFoundError:
+            files = []
+        if rel and files == [rel]:
             return f"{rel} is a file, not a directory."
-        if args.recursive:
-            names = sorted(self.fs.find(rel))
-        else:
-            names = sorted(
-                e["name"] + ("/" if e["type"] == "directory" else "")
-                for e in self.fs.ls(rel, detail=True)
-            )
-        if not names:
+        if not files:
+            if rel and not self.fs.isdir(rel):
+                raise FileNotFoundError(
+                    errno.ENOENT,
+                    f"No such directory: {rel!r}. Use list_files on its parent to see what exists.",
+                    rel,
+                )
             return f"{rel or 'The workspace root'} is empty."
-        return "\n".join(names)
+        if args.recursive:
+            return "\n".join(files)
+        prefix = f"{rel}/" if rel else ""
+        children = set()
+        for path in files:
+            head, below, _ = path[len(prefix) :].partition("/")
+            children.add(prefix + head + ("/" if below else ""))
+        return "\n".join(sorted(children))
 
     def _exists(self, args: ExistsArgs) -> str:
         rel = normalize(args.path, allow_absolute=True)
@@ -423,6 +560,9 @@ class FileToolExecutor:
         return f"false: {rel} does not exist."
 
     def _delete_file(self, args: DeleteFileArgs) -> str:
-        rel = self._require_file(args.path)
+        rel = normalize(args.path, allow_absolute=True)
+        if not rel or self.fs.isdir(rel):
+            raise errors.is_a_directory(rel)
         self.fs.rm_file(rel)
+        self._seen.pop(rel, None)
         return f"Deleted {rel}.{self._index_note(rel)}"

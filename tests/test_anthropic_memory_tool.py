@@ -697,11 +697,11 @@ def test_errno_of_read_only_refusal_is_erofs() -> None:
     assert info.value.__cause__.errno == errno.EROFS
 
 
-def test_readme_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Anthropic memory tool", 1)[1].split("\n## ", 1)[0]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(code.replace("/data/items/42", str(tmp_path / "ws")), "README.md", "exec"), {})
+def test_docs_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = Path(__file__).resolve().parent.parent / "docs" / "anthropic-tool.md"
+    code = page.read_text(encoding="utf-8").split("```python\n", 1)[1].split("```", 1)[0]
+    code = code.replace("/data/items/42", str(tmp_path / "ws"))
+    exec(compile(code, "docs/anthropic-tool.md", "exec"), {})
     out = capsys.readouterr().out
     assert out.startswith("Here're the files and directories up to 2 levels deep in /memories")
     assert out.rstrip().endswith("\t/memories/user-role.md")

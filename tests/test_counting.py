@@ -165,6 +165,6 @@ def test_a_conditional_write_through_memfs_is_one_store_write(tmp_path):
     fs = MemFS(counting, clock=lambda: TODAY)
     fs.pipe_file("notes.txt", b"v1")
     with counting.measure() as calls:
-        fs._write("notes.txt", b"v2", expected_sha256=content_sha256(b"v1"))
+        fs.save("notes.txt", b"v2", expected_sha256=content_sha256(b"v1"))
     assert calls.counts == {"write": 1}
     assert fs.cat_file("notes.txt") == b"v2"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import pytest
 from memfs.cli import main
 
 import memfs_litellm
+from memfs_eval.arms import interleave, newcombe, parse_arm
 from memfs_eval.harness import SAMPLES_FILE, SampleResult, date_line, load_results, plan, run_eval
 from memfs_eval.opinion import llm_opinion
 from memfs_eval.report import RunConfig, render_markdown, wilson
@@ -276,3 +278,208 @@ def test_cli_runs_lists_and_rebuilds_a_report(tmp_path, monkeypatch, capsys):
     assert main(["eval", "--model", "m", "--completion-arg", "think"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
     assert (out / SAMPLES_FILE).exists()
+
+
+# -- arms: interleaved, compared, each with its own levers ----------------------------------------
+
+
+class OverwritingModel:
+    """Writes the new facts over the existing purpose memory, then repeats the same call."""
+
+    def __init__(self) -> None:
+        self.systems: list[str] = []
+        self.tool_results: list[str] = []
+
+    def __call__(self, **kwargs: Any) -> dict[str, Any]:
+        messages = kwargs["messages"]
+        self.systems.append(messages[0]["content"])
+        results = [m["content"] for m in messages if m["role"] == "tool"]
+        self.tool_results = results
+        if len(results) >= 2:
+            message: dict[str, Any] = {"role": "assistant", "content": "Saved."}
+        else:
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    tool_call(
+                        len(results), "write_file", path="memory/hub-purpose.md", content=YIELD
+                    )
+                ],
+            }
+        return {"choices": [{"message": message, "finish_reason": "stop"}], "usage": {}}
+
+
+def arms_config(n: int, arms: list[str], ids: list[str], **kw: Any) -> RunConfig:
+    return RunConfig(
+        model="scripted/model",
+        n=n,
+        scenarios=ids,
+        arms=[parse_arm(a) for a in arms],
+        command="memfs eval test",
+        **kw,
+    )
+
+
+def test_arms_interleave_take_their_levers_and_are_compared(tmp_path):
+    scenarios = load_scenarios(["s45-write-en"])
+    model = OverwritingModel()
+    cfg = arms_config(
+        2,
+        ["off=prompt=full,levers=none", "on=prompt=full-after-tools,levers=read+receipt+loop"],
+        ["s45-write-en"],
+        baseline="off",
+    )
+    report = run_eval(
+        cfg,
+        scenarios,
+        tmp_path / "run",
+        turn_runner=functools.partial(run_turn, completion=model),
+        system_prompt="You are the app.",
+        now=lambda: NOW,
+    )
+    results = load_results(tmp_path / "run")
+    # interleaved: every arm's sample 0 before any arm's sample 1, arms in a fixed order
+    assert [(r.record.arm, r.record.sample) for r in results] == [
+        ("off", 0),
+        ("on", 0),
+        ("off", 1),
+        ("on", 1),
+    ]
+    by_arm = {r.record.arm: r for r in results if r.record.sample == 0}
+    # levers off: the overwrite lands (twice: no loop guard) and the purpose memory is gone
+    off = by_arm["off"]
+    assert off.verdict.destroyed == ["memory/hub-purpose.md"]
+    assert [c.name for c in off.record.tool_calls] == ["write_file", "write_file"]
+    # levers on: the overwrite is refused, the repeat is answered by the guard, nothing lost
+    on = by_arm["on"]
+    assert on.verdict.destroyed == [] and on.record.after == on.record.before
+    assert on.record.tool_calls[0].result.startswith(
+        "Error: memory/hub-purpose.md already exists (a project memory: "
+        "'This hub follows production questions for plant A')"
+    )
+    assert on.record.tool_calls[1].result.startswith("This exact call already ran in this turn")
+    for arm in ("off", "on"):
+        d = tmp_path / "run" / "samples" / arm / "s45-write-en" / "00"
+        assert (d / "transcript.json").exists()
+    # the full-after-tools arm got its memory section after the tool list
+    placed = [s for s in model.systems if s.index("# Memory") > s.index("save_skill")]
+    assert len(placed) == len(model.systems) // 2
+    arms = {a.name: a for a in report.arms}
+    assert arms["off"].destroyed.k == 2 and arms["on"].destroyed.k == 0
+    assert arms["on"].destroyed_vs_baseline is not None
+    assert arms["on"].destroyed_vs_baseline.diff == -1.0
+    assert arms["on"].passed_vs_previous is not None
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "## Arms" in md and "| on | prompt=full-after-tools" in md
+    assert "memory/hub-purpose.md" in md  # the per-sample table names the file destroyed
+
+
+def test_arms_resume_per_arm(tmp_path):
+    scenarios = load_scenarios(["s45-recall-en"])
+    arms = ["a=levers=none", "b=levers=default"]
+    runner = functools.partial(run_turn, completion=ScriptedModel())
+    run_eval(
+        arms_config(1, arms, ["s45-recall-en"]),
+        scenarios,
+        tmp_path / "run",
+        turn_runner=runner,
+        system_prompt="x",
+        now=lambda: NOW,
+    )
+    model = ScriptedModel()
+    report = run_eval(
+        arms_config(2, arms, ["s45-recall-en"]),
+        scenarios,
+        tmp_path / "run",
+        turn_runner=functools.partial(run_turn, completion=model),
+        system_prompt="x",
+        now=lambda: NOW,
+        resume=True,
+    )
+    assert model.calls == 2  # sample 1 of each arm only
+    assert report.samples_done == report.samples_planned == 4
+    assert [a.passed.n for a in report.arms] == [2, 2]
+
+
+def test_parse_arm_options_and_errors():
+    arm = parse_arm("c=prompt=full,tools=files-only,levers=read+loop,nudge=on")
+    assert (arm.prompt, arm.tools) == ("full", "files-only")
+    assert (arm.read_before_write, arm.write_receipt, arm.loop_guard, arm.index_nudge) == (
+        True,
+        False,
+        True,
+        True,
+    )
+    assert arm.describe() == "prompt=full, tools=files-only, levers=read+loop+nudge"
+    assert parse_arm("b=levers=none").levers == []
+    assert parse_arm("d=").levers == ["read", "receipt", "loop"]  # the library's defaults
+    assert parse_arm("d=receipt=off").manifest().write_receipt is False
+    for bad, says in [
+        ("nameonly", "NAME=OPTIONS"),
+        ("x=prompt=long", "prompt='long'"),
+        ("x=levers=read+fast", "unknown lever"),
+        ("x=colour=red", "unknown option 'colour'"),
+        ("x=read=maybe", "use on or off"),
+        ("../x=levers=none", "NAME=OPTIONS"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(says)):
+            parse_arm(bad)
+
+
+def test_interleave_takes_a_round_of_every_arm_and_scenario_at_a_time():
+    assert list(interleave(["a", "b"], ["en", "zh"], 2)) == [
+        ("a", "en", 0),
+        ("b", "en", 0),
+        ("a", "zh", 0),
+        ("b", "zh", 0),
+        ("a", "en", 1),
+        ("b", "en", 1),
+        ("a", "zh", 1),
+        ("b", "zh", 1),
+    ]
+
+
+def test_newcombe_interval_known_values():
+    # Newcombe (1998), Table II, example (a): 56/70 vs 48/80 → 0.2, (0.0524, 0.3339)
+    d, low, high = newcombe(56, 70, 48, 80)
+    assert d == pytest.approx(0.2)
+    assert (low, high) == (pytest.approx(0.0524, abs=1e-4), pytest.approx(0.3339, abs=1e-4))
+    # example (h): 0/10 vs 0/20 → 0, (-0.1611, 0.2775)
+    d, low, high = newcombe(0, 10, 0, 20)
+    assert d == 0 and (low, high) == (
+        pytest.approx(-0.1611, abs=1e-4),
+        pytest.approx(0.2775, abs=1e-4),
+    )
+    with pytest.raises(ValueError):
+        newcombe(1, 0, 1, 2)
+
+
+def test_cli_takes_arms_and_a_scenario_directory(tmp_path, monkeypatch, capsys):
+    model = ScriptedModel()
+    monkeypatch.setattr(memfs_litellm, "run_turn", functools.partial(run_turn, completion=model))
+    own = tmp_path / "scenarios"
+    own.mkdir()
+    text = (
+        Path(__file__).parents[1] / "adapters/memfs_eval/scenarios/s45-recall-en.yaml"
+    ).read_text()
+    (own / "mine.yaml").write_text(
+        text.replace("id: s45-recall-en", "id: team-recall-de").replace("lang: en", "lang: de"),
+        encoding="utf-8",
+    )
+    out = tmp_path / "cli"
+    argv = ["eval", "--model", "scripted/m", "--n", "1", "--scenarios", str(own)]
+    argv += ["--arm", "x=levers=none", "--arm", "y=levers=default", "--baseline", "y"]
+    assert main([*argv, "--out", str(out), "--lang", "de"]) == 0
+    printed = capsys.readouterr().out
+    assert "| x | prompt=full, tools=platform, levers=none |" in printed
+    saved = json.loads((out / "config.json").read_text())
+    assert saved["scenario_dir"] == str(own) and saved["baseline"] == "y"
+    assert [a["name"] for a in saved["arms"]] == ["x", "y"]
+    (out / "report.md").unlink()
+    assert main(["eval", "--report", str(out)]) == 0  # finds the scenarios again
+    assert "team-recall-de" in (out / "report.md").read_text()
+    assert main([*argv[:-2], "--arm", "x=levers=none", "--out", str(tmp_path / "o2")]) == 2
+    assert "must differ" in capsys.readouterr().err
+    assert main(["eval", "--model", "m", "--arm", "x=levers=none", "--baseline", "z"]) == 2
+    assert "--baseline 'z'" in capsys.readouterr().err

@@ -11,11 +11,13 @@ import pytest
 from memfs_eval.judge import (
     CLASS_DESCRIPTIONS,
     OUTCOME_ORDER,
+    REPORTED_CLASSES,
     SampleRecord,
     ToolCallRecord,
     Verdict,
     contains_any,
     date_forms,
+    destroyed_files,
     find_fabrications,
     identity_polarity,
     index_links,
@@ -539,7 +541,85 @@ def test_classifies_hand_made_transcript(expected: str, what: str, make: Callabl
 def test_every_class_has_a_hand_made_case():
     covered = {c[0] for c in CASES}
     assert set(OUTCOME_ORDER) | set(PASS_CLASS.values()) <= covered
-    assert set(CLASS_DESCRIPTIONS) == set(OUTCOME_ORDER) | set(PASS_CLASS.values())
+    assert set(CLASS_DESCRIPTIONS) == (
+        set(OUTCOME_ORDER) | set(PASS_CLASS.values()) | set(REPORTED_CLASSES)
+    )
+
+
+# -- memory_destroyed: judged from the files, reported beside the outcome ----------------------
+
+PURPOSE = "memory/hub-purpose.md"
+
+
+def test_overwriting_the_purpose_memory_with_new_facts_is_destroyed_and_named():
+    v = verdict(
+        "s45-write-en",
+        files={
+            PURPOSE: mem("yield-source", "project", "Yield comes from MES daily_yield."),
+            "memory/user-role.md": mem("user-role", "user", "The user is a process engineer."),
+        },
+    )
+    assert v.destroyed == [PURPOSE]
+    hit = next(c for c in v.checks if c.klass == "memory_destroyed")
+    assert hit.hit and hit.detail == PURPOSE
+    assert v.written == ["memory/hub-purpose.md", "memory/user-role.md"]
+    assert "memory_destroyed" not in v.flags  # reported, never the outcome
+
+
+def test_a_valid_write_that_also_destroys_keeps_its_pass():
+    """The pass rules stay the kinds' own: destroying is counted, not turned into a failure."""
+    good = {
+        "memory/yield-source.md": mem("yield-source", "project", "Use MES daily_yield."),
+        "memory/user-role.md": mem("user-role", "user", "I am a process engineer."),
+        "MEMORY.md": "- [Yield](memory/yield-source.md) — MES\n"
+        "- [Role](memory/user-role.md) — process engineer\n",
+    }
+    v = verdict("s45-write-en", files=good)
+    assert v.passed and v.destroyed == ["MEMORY.md"]  # the hub-purpose line was dropped
+    kept = dict(
+        good, **{"MEMORY.md": good["MEMORY.md"] + SCENARIOS["s45-write-en"].seed_files["MEMORY.md"]}
+    )
+    v = verdict("s45-write-en", files=kept)
+    assert v.passed and v.destroyed == []
+
+
+def test_destroyed_ignores_kept_moved_allowed_and_partial_changes():
+    before = {
+        "memory/a.md": mem("a", "project", "Line one.\nLine two."),
+        "notes.txt": "alpha\nbeta\n",
+        "memory/b.md": mem("b", "user", "Bee."),
+    }
+    # an edit that keeps a line, a file moved elsewhere, one the user asked to replace
+    after = {
+        "memory/a.md": mem("a", "project", "Line one.\nLine 2 (fixed)."),
+        "archive/notes.txt": "alpha\nbeta\n",
+        "memory/b.md": mem("b", "user", "Something else."),
+    }
+    assert destroyed_files(before, after, allowed=["memory/b.md"]) == []
+    assert destroyed_files(before, after) == ["memory/b.md"]
+    # frontmatter kept but every line of what the file said is gone: destroyed
+    after["memory/a.md"] = mem("a", "project", "Other.", description="Other")
+    assert destroyed_files(before, after, allowed=["memory/b.md"]) == ["memory/a.md"]
+    # deleted, and its content nowhere
+    assert destroyed_files(before, {}) == ["memory/a.md", "memory/b.md", "notes.txt"]
+
+
+def test_user_may_change_comes_from_the_scenario(tmp_path):
+    from memfs_eval.scenario import load_scenario_file
+
+    path = tmp_path / "forget.yaml"
+    path.write_text(
+        "id: forget-ja\ntitle: forget\nlang: ja\nkind: write\ntoday: 2026-12-01\n"
+        "seed_files:\n  memory/old.md: 'old fact'\nuser_message: 古いメモを消して\n"
+        "expect:\n  user_may_change: [memory/old.md]\n",
+        encoding="utf-8",
+    )
+    scenario = load_scenario_file(path)
+    assert scenario.lang == "ja"  # any language tag
+    record = SampleRecord(
+        scenario_id="forget-ja", sample=0, before=dict(scenario.seed_files), after={}
+    )
+    assert judge(scenario, record).destroyed == []
 
 
 def test_seed_skill_is_wrong_mechanism_and_fabrication_and_inversion():

@@ -709,3 +709,91 @@ def test_chat_and_model_commands_are_registered():
     args = parser.parse_args(["chat", "/tmp/ws", "--model", "openai/x", "--tools", "platform"])
     assert (args.workspace, args.model, args.tools) == ("/tmp/ws", "openai/x", "platform")
     assert parser.parse_args(["model", "status"]).model_command == "status"
+
+
+# -- write-time levers in the loop --------------------------------------------------------------
+
+
+def test_loop_guard_answers_an_identical_call_without_running_it(fs):
+    write = call("write_file", {"path": "memory/user-role.md", "content": NEW_MEMORY})
+    model = ScriptedModel([write], [write], [write], "Saved.")
+    result = run_turn(
+        model="openai/scripted",
+        fs=fs,
+        manifest=AgentManifest(),
+        user_message=USER,
+        completion=model,
+    )
+    first, second, third = result.tool_calls
+    assert first.executed and not first.repeated and first.result.startswith("Created")
+    for again in (second, third):
+        assert again.repeated and not again.executed
+        assert again.result.startswith(
+            "This exact call already ran in this turn and returned: Created memory/user-role.md"
+        )
+        assert again.result.endswith("It was not run again. Do the next step or answer the user.")
+    off = ScriptedModel([write], [write], "Saved.")
+    fs.rm_file("memory/user-role.md")
+    result = run_turn(
+        model="openai/scripted",
+        fs=fs,
+        manifest=AgentManifest(read_before_write=False),
+        user_message=USER,
+        completion=off,
+        loop_guard=False,
+    )
+    assert [c.result.split(" ")[0] for c in result.tool_calls] == ["Created", "Overwrote"]
+
+
+def test_loop_guard_lets_a_refused_write_run_again_after_a_read_and_a_read_after_a_write(fs):
+    over = call("write_file", {"path": "memory/yield-source.md", "content": NEW_MEMORY})
+    read = call("read_file", {"path": "memory/yield-source.md"})
+    model = ScriptedModel([over], [read], [over], [read], "Done.")
+    result = run_turn(
+        model="openai/scripted",
+        fs=fs,
+        manifest=AgentManifest(),
+        user_message=USER,
+        completion=model,
+        max_steps=5,
+    )
+    refused, first_read, retried, second_read = result.tool_calls
+    assert refused.result.startswith("Error: memory/yield-source.md already exists")
+    assert retried.executed and retried.result.startswith("Overwrote memory/yield-source.md")
+    assert second_read.executed and "process engineer" in second_read.result
+    assert first_read.executed and "daily_yield" in first_read.result
+
+
+def test_the_index_shown_in_the_context_block_may_be_overwritten_in_the_turn(fs):
+    index = INDEX + "- [Role](memory/user-role.md) — process engineer\n"
+    model = ScriptedModel([call("write_file", {"path": "MEMORY.md", "content": index})], "Done.")
+    result = run_turn(
+        model="openai/scripted",
+        fs=fs,
+        manifest=AgentManifest(),
+        user_message=USER,
+        completion=model,
+    )
+    assert result.tool_calls[0].result.startswith("Overwrote MEMORY.md")
+    assert fs.raw.cat_file("MEMORY.md").decode() == index
+
+
+def test_full_after_tools_puts_the_memory_section_after_the_tool_list(fs):
+    def system(variant: str) -> str:
+        model = ScriptedModel("ok")
+        run_turn(
+            model="openai/scripted",
+            fs=fs,
+            manifest=AgentManifest(),
+            user_message=USER,
+            prompt_variant=variant,  # type: ignore[arg-type]
+            completion=model,
+        )
+        return model.requests[0]["messages"][0]["content"]
+
+    full, last = system("full"), system("full-after-tools")
+    tools = format_tools_for_prompt(tool_schemas("platform"))
+    assert full.index("# Memory") < full.index(tools)
+    assert last.index(tools) < last.index("# Memory")
+    parts = [sorted(p.strip() for p in s.split("\n\n")) for s in (full, last)]
+    assert parts[0] == parts[1]  # the same parts, in a new order

@@ -1,21 +1,90 @@
-"""The README's usage example runs as written (on a temp directory)."""
+"""The README stays a newcomer's page that tells the truth: its example runs, its links and
+commands exist, and the docs site lists every page (what `make docs` then builds strictly)."""
 
 from __future__ import annotations
 
 import re
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+import yaml
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+MAX_README_LINES = 200
+
+USAGE = re.compile(r"## Usage\n\n```python\n(.*?)```", re.S)
+
+
+def _usage(text: str) -> str:
+    match = USAGE.search(text)
+    assert match, "README lost its usage example (a '## Usage' heading, then a python block)"
+    return match.group(1)
 
 
 def test_usage_example_runs(tmp_path, capsys) -> None:
-    match = re.search(r"## Usage\n\n```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    assert match, "README lost its usage example"
-    code = match.group(1).replace("/data/items/42", str(tmp_path / "ws"))
+    code = _usage(README.read_text(encoding="utf-8")).replace(
+        "/data/items/42", str(tmp_path / "ws")
+    )
     with pytest.raises(PermissionError, match="read-only"):  # the example ends on the refusal
         exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "This memory is 30 days old" in out
     assert "recorded:" in out
+
+
+def test_readme_is_short() -> None:
+    lines = README.read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_README_LINES, (
+        f"README.md has {lines} lines; keep it under {MAX_README_LINES} and move detail to docs/"
+    )
+
+
+def test_quickstart_page_shows_the_same_example() -> None:
+    """docs/quickstart.md repeats the README's example; this keeps the copy identical."""
+    block = re.search(
+        r"```python\n(.*?)```", (DOCS / "quickstart.md").read_text(encoding="utf-8"), re.S
+    )
+    assert block, "docs/quickstart.md lost its python example"
+    assert block.group(1) == _usage(README.read_text(encoding="utf-8"))
+
+
+def test_readme_links_resolve() -> None:
+    """Relative links in the README (mkdocs checks the docs' own links, not the README's)."""
+    text = re.sub(r"```.*?```|`[^`\n]*`", "", README.read_text(encoding="utf-8"), flags=re.S)
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    relative = [t.split("#")[0] for t in targets if not re.match(r"[a-z]+:", t)]
+    assert relative, "README links into docs/"
+    missing = [t for t in relative if t and not (ROOT / t).exists()]
+    assert not missing, f"README links to files that do not exist: {missing}"
+
+
+def test_readme_cli_table_names_real_commands() -> None:
+    text = README.read_text(encoding="utf-8")
+    table = text[text.index("## CLI") :]
+    named = set(re.findall(r"^\| `memfs ([a-z]+)", table, re.M))
+    registered = {ep.name for ep in entry_points(group="memfs.commands")}
+    assert named, "README's CLI table lost its rows"
+    assert named <= registered, f"README lists commands that do not exist: {named - registered}"
+
+
+def _nav_pages(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [p for item in node for p in _nav_pages(item)]
+    if isinstance(node, dict):
+        return [p for value in node.values() for p in _nav_pages(value)]
+    return []
+
+
+def test_docs_nav_lists_every_page() -> None:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    nav = _nav_pages(config["nav"])
+    pages = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+    assert sorted(nav) == pages, (
+        f"mkdocs.yml nav and docs/ differ: not in nav {sorted(set(pages) - set(nav))}, "
+        f"no such page {sorted(set(nav) - set(pages))}"
+    )

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from memfs import InMemoryFileStore, MemFS, reminder_text
+from memfs.context import index_budget_note
+from memfs.manifest import AgentManifest, IndexBudget
 from memfs.tools import (
     FILE_TOOL_NAMES,
     EditFileArgs,
@@ -30,6 +32,8 @@ metadata:
 ---
 Use MES `daily_yield`, not the QA weekly report.
 """
+INDEX_LINE = "- [A](memory/a.md) — a\n"  # 25 bytes, a well-formed index line: no receipt
+INDEX_LINE_B = "- [B](memory/b.md) — b\n"
 STALE_DAYS = (TODAY - __import__("datetime").date(2026, 9, 2)).days
 
 
@@ -142,7 +146,11 @@ def test_edit_file_works_on_raw_bytes_of_a_stale_memory(ex, fs):
             "new_string": "never the QA weekly report (rounded to 0.1)",
         },
     )
-    assert out == "Edited memory/yield-source.md (line 8)."
+    assert out == (
+        "Edited memory/yield-source.md (line 8).\n"
+        "Stored memory/yield-source.md: project memory 'yield-source', description "
+        "'Authoritative yield data is MES daily_yield', recorded 2026-09-02."
+    )
     stored = fs.raw.cat_file("memory/yield-source.md").decode()
     assert "<system-reminder>" not in stored
     assert stored == STALE.replace("not the QA", "never the QA").replace(
@@ -275,7 +283,6 @@ def test_read_only_mount_error_is_the_filesystems(fs):
 
 def test_read_only_mount_still_reads(fs):
     ex = FileToolExecutor(fs.read_only())
-    assert ex.read_only
     assert ex.execute("read_file", {"path": "memory/yield-source.md"}).startswith(
         "<system-reminder>"
     )
@@ -341,40 +348,29 @@ def test_subset_of_tools(fs):
 # -- the index note ----------
 
 
-def test_index_note_follows_writes_to_memory_md_only(fs, monkeypatch):
-    seen = []
-    manifest = object()
-    ex = FileToolExecutor(fs, manifest)  # type: ignore[arg-type]
-
-    def index_budget_note(fs_arg, manifest):
-        seen.append((fs_arg, manifest))
-        return "Note: MEMORY.md is 12 tokens."
-
-    fake = types.ModuleType("memfs.context")
-    fake.index_budget_note = index_budget_note  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "memfs.context", fake)
-    out = ex.execute("write_file", {"path": "MEMORY.md", "content": "- [A](memory/a.md) — a\n"})
-    assert out.endswith("\nNote: MEMORY.md is 12 tokens.")
-    out = ex.execute("edit_file", {"path": "/MEMORY.md", "old_string": "— a", "new_string": "— b"})
-    assert out == "Edited MEMORY.md (line 1).\nNote: MEMORY.md is 12 tokens."
+def test_index_note_follows_writes_to_memory_md_only(fs):
+    manifest = AgentManifest(index_budget=IndexBudget(max_lines=1))
+    ex = FileToolExecutor(fs, manifest)
+    ex.execute("read_file", {"path": "MEMORY.md"})  # an overwrite needs a read first
+    two_lines = "- [A](memory/a.md) — a\n- [B](memory/b.md) — b\n"
+    out = ex.execute("write_file", {"path": "MEMORY.md", "content": two_lines})
+    note = index_budget_note(fs, manifest)
+    assert note is not None and "2 lines (budget 1)" in note
+    assert out.endswith(f"\n{note}")
+    out = ex.execute("edit_file", {"path": "/MEMORY.md", "old_string": "— a", "new_string": "— c"})
+    assert out == f"Edited MEMORY.md (line 1).\n{note}"
     assert ex.execute("write_file", {"path": "notes/x.md", "content": "x"}) == (
         "Created notes/x.md (1 bytes)."
     )
-    assert len(seen) == 2 and seen[0] == (fs, manifest)
 
 
-def test_index_note_absent_or_empty_adds_nothing(fs, monkeypatch):
-    ex = FileToolExecutor(fs, object())  # type: ignore[arg-type]
-    fake = types.ModuleType("memfs.context")
-    fake.index_budget_note = lambda fs, manifest: None  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "memfs.context", fake)
-    assert ex.execute("write_file", {"path": "MEMORY.md", "content": "x"}) == (
-        "Overwrote MEMORY.md (1 bytes)."
-    )
-    monkeypatch.setitem(sys.modules, "memfs.context", types.ModuleType("memfs.context"))
-    assert ex.execute("write_file", {"path": "MEMORY.md", "content": "y"}) == (
-        "Overwrote MEMORY.md (1 bytes)."
-    )
+def test_index_note_absent_without_a_budget_or_within_it(fs):
+    for manifest in (AgentManifest(), AgentManifest(index_budget=IndexBudget(max_lines=5))):
+        ex = FileToolExecutor(fs, manifest)
+        ex.execute("read_file", {"path": "MEMORY.md"})  # an overwrite needs a read first
+        assert ex.execute("write_file", {"path": "MEMORY.md", "content": INDEX_LINE}) == (
+            "Overwrote MEMORY.md (25 bytes)."
+        )
 
 
 # -- every backend ----------
@@ -395,6 +391,245 @@ def test_no_manifest_no_index_note(ex, monkeypatch):
     fake = types.ModuleType("memfs.context")
     fake.index_budget_note = lambda fs, manifest: "never"  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "memfs.context", fake)
-    assert ex.execute("write_file", {"path": "MEMORY.md", "content": "x"}) == (
-        "Overwrote MEMORY.md (1 bytes)."
+    ex.execute("read_file", {"path": "MEMORY.md"})  # an overwrite needs a read first
+    assert ex.execute("write_file", {"path": "MEMORY.md", "content": INDEX_LINE}) == (
+        "Overwrote MEMORY.md (25 bytes)."
     )
+
+
+# -- read before overwrite ----------
+
+PURPOSE = """---
+name: hub-purpose
+description: This hub follows production questions for plant A
+metadata:
+  type: project
+---
+This hub follows production questions for plant A.
+"""
+NEW_FACT = """---
+name: yield-source
+description: Yield comes from MES daily_yield
+metadata:
+  type: project
+---
+Yield comes from MES daily_yield.
+"""
+
+
+@pytest.fixture
+def hub(clock) -> MemFS:
+    fs = MemFS(InMemoryFileStore(), clock=clock)
+    fs.pipe_file("memory/hub-purpose.md", PURPOSE.encode())
+    fs.pipe_file("MEMORY.md", "- [Hub purpose](memory/hub-purpose.md) — what it tracks\n".encode())
+    return fs
+
+
+def test_overwriting_an_unread_memory_is_refused_with_what_it_holds(hub):
+    before = hub.raw.cat_file("memory/hub-purpose.md")
+    ex = FileToolExecutor(hub)
+    out = ex.execute("write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
+    assert out == (
+        "Error: memory/hub-purpose.md already exists (a project memory: 'This hub follows "
+        "production questions for plant A') and this turn has not read it; nothing was written. "
+        "To save a new fact, write a new file such as memory/yield-source.md; to change this "
+        "one, read_file it first, then edit_file."
+    )
+    assert hub.raw.cat_file("memory/hub-purpose.md") == before
+
+
+def test_refusal_for_other_files_and_the_index_says_what_to_do(hub):
+    hub.pipe_file("notes/todo.txt", b"one\n")
+    ex = FileToolExecutor(hub)
+    out = ex.execute("write_file", {"path": "notes/todo.txt", "content": "two"})
+    assert out == (
+        "Error: notes/todo.txt already exists (4 bytes) and this turn has not read it; nothing "
+        "was written. To replace it, read_file it first, then write_file; to change part, "
+        "edit_file."
+    )
+    out = ex.execute("write_file", {"path": "MEMORY.md", "content": "- [A](memory/a.md) — a\n"})
+    assert out.startswith("Error: MEMORY.md already exists (the memory index, 1 line)")
+    assert "edit_file it" in out
+    nameless = ex.execute("write_file", {"path": "memory/hub-purpose.md", "content": "x"})
+    assert "write a new file such as memory/<new-name>.md" in nameless
+
+
+def test_overwrite_after_a_read_is_allowed_and_conditioned_on_what_was_read(hub):
+    ex = FileToolExecutor(hub)
+    ex.execute("read_file", {"path": "memory/hub-purpose.md"})
+    hub.pipe_file("memory/hub-purpose.md", PURPOSE.replace("plant A", "plant B").encode())
+    out = ex.execute("write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
+    assert out == (
+        "Error: memory/hub-purpose.md changed since this turn read or wrote it; nothing was "
+        "written. read_file it again, then write_file or edit_file on its current content."
+    )
+    assert b"plant B" in hub.raw.cat_file("memory/hub-purpose.md")  # the other change survived
+    ex.execute("read_file", {"path": "memory/hub-purpose.md"})
+    out = ex.execute("write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
+    assert out.startswith("Overwrote memory/hub-purpose.md")
+
+
+def test_a_file_shown_whole_in_the_context_block_counts_as_read(hub):
+    from memfs.context import build_context_block
+    from memfs.manifest import AgentManifest
+
+    block = build_context_block(hub, AgentManifest())
+    ex = FileToolExecutor(hub, context_block=block)
+    line = "- [Hub purpose](memory/hub-purpose.md) — what it tracks\n- [Y](memory/y.md) — y\n"
+    assert ex.execute("write_file", {"path": "MEMORY.md", "content": line}).startswith(
+        "Overwrote MEMORY.md"
+    )
+    # shown, then changed by someone else before the write: refused, the change kept
+    ex.begin_turn(build_context_block(hub, AgentManifest()))
+    hub.pipe_file("MEMORY.md", b"- [Z](memory/z.md) - other turn\n")
+    out = ex.execute("write_file", {"path": "MEMORY.md", "content": line})
+    assert out.startswith("Error: MEMORY.md changed since this turn was shown it")
+    assert hub.raw.cat_file("MEMORY.md") == b"- [Z](memory/z.md) - other turn\n"
+    # a memory file that was not in the block still needs its read
+    out = ex.execute("write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
+    assert out.startswith("Error: memory/hub-purpose.md already exists")
+
+
+def test_a_new_turn_forgets_what_the_last_one_read(hub):
+    ex = FileToolExecutor(hub)
+    ex.execute("read_file", {"path": "memory/hub-purpose.md"})
+    ex.begin_turn()
+    out = ex.execute("write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
+    assert "this turn has not read it" in out
+
+
+def test_edit_needs_no_read_and_read_before_write_can_be_turned_off(hub):
+    from memfs.manifest import AgentManifest
+
+    ex = FileToolExecutor(hub)
+    out = ex.execute(
+        "edit_file",
+        {"path": "memory/hub-purpose.md", "old_string": "plant A.\n", "new_string": "plant B.\n"},
+    )
+    assert out.startswith("Edited memory/hub-purpose.md (line 8).")  # after the stamped date
+    off = FileToolExecutor(hub, AgentManifest(read_before_write=False))
+    out = off.execute("write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
+    assert out.startswith("Overwrote memory/hub-purpose.md")
+    assert FileToolExecutor(hub, read_before_write=False).settings.read_before_write is False
+
+
+# -- the write receipt ----------
+
+
+def test_receipt_of_a_memory_write_names_what_was_stored_and_the_stamped_date(hub, clock):
+    ex = FileToolExecutor(hub)
+    out = ex.execute("write_file", {"path": "memory/yield-source.md", "content": NEW_FACT})
+    stored = hub.raw.cat_file("memory/yield-source.md")
+    assert out == (
+        f"Created memory/yield-source.md ({len(stored)} bytes).\n"
+        "Stored memory/yield-source.md: project memory 'yield-source', description 'Yield "
+        f"comes from MES daily_yield', recorded {clock().isoformat()} (stamped by the workspace)."
+    )
+    dated = NEW_FACT.replace("  type: project\n", "  type: project\n  recorded: 2026-11-02\n")
+    out = ex.execute("write_file", {"path": "memory/yield-source.md", "content": dated})
+    assert out.endswith("recorded 2026-11-02 (kept from the file).")
+
+
+def test_receipt_says_what_is_wrong_with_a_memory_file(hub):
+    ex = FileToolExecutor(hub)
+    out = ex.execute("write_file", {"path": "memory/raw.md", "content": "Yield is daily_yield."})
+    assert out.splitlines()[1:] == [
+        "Stored memory/raw.md, but it is not a valid memory file.",
+        "To fix: no frontmatter: start the file with a --- block holding name, description and "
+        "metadata.type, then ---.",
+    ]
+    bad = "---\nname: role\nmetadata:\n  type: person\n---\nProcess engineer.\n"
+    out = ex.execute("write_file", {"path": "memory/role.md", "content": bad})
+    assert out.splitlines()[2] == (
+        "To fix: metadata.type 'person' is unknown: use one of user, feedback, project, "
+        "reference; no description: add the one line that decides whether to read it."
+    )
+    out = ex.execute("write_file", {"path": "memory/t.md", "content": "---\nname: t\n---\nx\n"})
+    assert "no metadata.type: add one of user, feedback, project, reference" in out
+
+
+def test_receipt_of_an_index_write_names_lines_that_are_not_index_lines(hub):
+    ex = FileToolExecutor(hub)
+    ex.execute("read_file", {"path": "MEMORY.md"})
+    text = (
+        "# Memory\n- [Hub purpose](memory/hub-purpose.md) — what it tracks\n"
+        "Yield comes from MES daily_yield, not the weekly report.\n- [Notes](notes.md) — n\n"
+    )
+    out = ex.execute("write_file", {"path": "MEMORY.md", "content": text})
+    assert out.splitlines()[1] == (
+        "MEMORY.md: line 3 is not an index line: 'Yield comes from MES daily_yield, not the "
+        "weekly report.'; line 4 links notes.md, not a memory file. Each line should be one "
+        "pointer, `- [Title](memory/x.md) — hook`; the facts themselves belong in memory files."
+    )
+
+
+def test_index_nudge_is_opt_in_and_gives_the_line_to_append(hub):
+    from memfs.manifest import AgentManifest
+
+    plain = FileToolExecutor(hub)
+    out = plain.execute("write_file", {"path": "memory/yield-source.md", "content": NEW_FACT})
+    assert "MEMORY.md" not in out
+    hub.rm_file("memory/yield-source.md")
+    nudged = FileToolExecutor(hub, AgentManifest(index_nudge=True))
+    out = nudged.execute("write_file", {"path": "memory/yield-source.md", "content": NEW_FACT})
+    assert out.splitlines()[-1] == (
+        "No line of MEMORY.md links it yet; append this line to MEMORY.md: "
+        "- [Yield source](memory/yield-source.md) — Yield comes from MES daily_yield"
+    )
+    out = nudged.execute(
+        "edit_file",
+        {"path": "memory/hub-purpose.md", "old_string": "plant A.\n", "new_string": "plant B.\n"},
+    )
+    assert "append this line" not in out  # already linked
+
+
+def test_receipt_can_be_turned_off_and_skips_other_files(hub):
+    from memfs.manifest import AgentManifest
+
+    ex = FileToolExecutor(hub, AgentManifest(write_receipt=False))
+    out = ex.execute("write_file", {"path": "memory/raw.md", "content": "x"})
+    assert out == "Created memory/raw.md (1 bytes)."
+    assert FileToolExecutor(hub).execute("write_file", {"path": "a.txt", "content": "x"}) == (
+        "Created a.txt (1 bytes)."
+    )
+
+
+# -- store calls per tool call ----------
+
+
+@pytest.fixture
+def counted(clock):
+    from memfs.counting import CountingFileStore
+
+    store = CountingFileStore(InMemoryFileStore())
+    fs = MemFS(store, clock=clock)
+    fs.pipe_file("memory/hub-purpose.md", PURPOSE.encode())
+    fs.pipe_file("MEMORY.md", b"- [Hub purpose](memory/hub-purpose.md) - x\n")
+    for i in range(20):
+        fs.pipe_file(f"memory/m{i}.md", PURPOSE.encode())
+    return store, FileToolExecutor(fs)
+
+
+def calls(store, ex, name, args):
+    with store.measure() as c:
+        out = ex.execute(name, args)
+    return c.total, out
+
+
+def test_store_calls_per_tool_call(counted):
+    store, ex = counted
+    assert calls(store, ex, "read_file", {"path": "memory/hub-purpose.md"})[0] == 1
+    assert calls(store, ex, "read_file", {"path": "memory/none.md"})[0] == 1
+    assert calls(store, ex, "write_file", {"path": "memory/new.md", "content": NEW_FACT})[0] == 1
+    n, out = calls(store, ex, "write_file", {"path": "memory/m1.md", "content": NEW_FACT})
+    assert n == 2 and "has not read it" in out
+    n, out = calls(store, ex, "write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
+    assert n == 1 and out.startswith("Overwrote")  # read above: one conditional write
+    n, out = calls(
+        store, ex, "edit_file", {"path": "memory/m2.md", "old_string": "A.\n", "new_string": "B.\n"}
+    )
+    assert n == 2 and out.startswith("Edited")
+    n, out = calls(store, ex, "list_files", {"path": "memory"})
+    assert n <= 2 and len(out.splitlines()) == 22
+    assert calls(store, ex, "list_files", {})[0] <= 2
+    assert calls(store, ex, "list_files", {"path": "memory", "recursive": True})[0] <= 2

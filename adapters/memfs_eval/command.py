@@ -2,7 +2,14 @@
 
     memfs eval --model openai/local --n 6 --scenario s45-write
     memfs eval --model ollama_chat/qwen3:14b --context-window 40960 --n 6
+    memfs eval --model openai/local --n 12 --scenario s45-write \
+        --arm b=prompt=full,levers=none --arm c=prompt=full,levers=read+receipt+loop
+    memfs eval --scenarios ./my-scenarios --model openai/local --n 6   # a team's own scenarios
     memfs eval --report benchmarks/results/eval-…/      # rebuild the report of a (partial) run
+
+An arm is NAME=OPTIONS: prompt=full|appendix-a-only|full-after-tools, tools=platform|files-only,
+levers=none|default|read+receipt+loop+nudge (read before overwrite, write receipt, loop guard,
+index nudge), or one lever alone as read=on|off. Samples are interleaved across arms.
 
 A scripted model can exercise this command, never produce its verdict: the point is a real one.
 """
@@ -18,13 +25,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memfs.prompt import PROMPT_VARIANTS
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from memfs_eval.arms import Arm, parse_arm
 from memfs_eval.harness import CONFIG_FILE, SampleResult, rejudge, report_from, run_eval
 from memfs_eval.opinion import llm_opinion
-from memfs_eval.report import RunConfig, class_table, scenario_table
-from memfs_eval.scenario import load_scenarios
+from memfs_eval.report import RunConfig, arm_table, class_table, scenario_table
+from memfs_eval.scenario import ScenarioError, load_scenarios
 
 LOCAL_MODEL = "openai/local"
 
@@ -45,9 +54,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=[],
         help="scenario id or family (s45-write = zh and en); repeatable; default all",
     )
-    p.add_argument("--lang", choices=["zh", "en"], help="only scenarios in this language")
+    p.add_argument(
+        "--scenarios",
+        type=Path,
+        metavar="DIR",
+        help="read the scenario files (*.yaml) from DIR instead of the packaged ones",
+    )
+    p.add_argument("--lang", help="only scenarios with this language tag (zh, en, ja, …)")
     p.add_argument("--tools", choices=["platform", "files-only"], default="platform")
-    p.add_argument("--prompt", choices=["full", "appendix-a-only"], default="full")
+    p.add_argument("--prompt", choices=list(PROMPT_VARIANTS), default="full")
+    p.add_argument(
+        "--arm",
+        action="append",
+        default=[],
+        metavar="NAME=OPTIONS",
+        help="an arm to compare (see above); repeatable; default: one arm from --prompt/--tools",
+    )
+    p.add_argument("--baseline", metavar="NAME", help="the arm others are compared with")
     p.add_argument("--max-steps", type=int, default=4)
     p.add_argument("--max-tokens", type=int, default=300, help="per model call (0 = no cap)")
     p.add_argument("--temperature", type=float, default=0.7)
@@ -110,17 +133,20 @@ def _endpoint(args: argparse.Namespace) -> dict[str, Any]:
     return kwargs
 
 
+def _arms(args: argparse.Namespace) -> list[Arm]:
+    arms = [parse_arm(a) for a in args.arm]
+    names = [a.name for a in arms]
+    if len(set(names)) != len(names):
+        raise ValueError(f"--arm names must differ; got {names}.")
+    if args.baseline and args.baseline not in names:
+        raise ValueError(f"--baseline {args.baseline!r} is not one of the arms {names}.")
+    return arms
+
+
 def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     ids = list(args.scenario)
-    scenarios = load_scenarios(ids or None)
-    if args.lang:
-        scenarios = [s for s in scenarios if s.lang == args.lang]
-    if args.list:
-        for s in scenarios:
-            print(f"{s.id:20} {s.kind:9} {s.mode:8} {s.title}")
-        return 0
-
+    scenario_dir = str(args.scenarios) if args.scenarios else None
     if args.report:
         config_path = args.report / CONFIG_FILE
         if not config_path.exists():
@@ -131,12 +157,34 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         config = RunConfig.model_validate_json(config_path.read_text(encoding="utf-8"))
-        scenarios = load_scenarios(config.scenarios or None)
+        try:
+            scenarios = load_scenarios(
+                config.scenarios or None, directory=scenario_dir or config.scenario_dir
+            )
+        except ScenarioError as e:
+            print(f"memfs eval: {e}", file=sys.stderr)
+            return 2
         if args.rejudge:
-            changed = rejudge(args.report, scenarios)
+            changed = rejudge(args.report, scenarios, config)
             print(f"re-judged {args.report}: {changed} outcome(s) changed", file=sys.stderr)
         report = report_from(args.report, scenarios, config, now=dt.datetime.now(dt.UTC))
+        if report.arms:
+            print(arm_table(report))
+            print()
         print(scenario_table(report))
+        return 0
+
+    try:
+        scenarios = load_scenarios(ids or None, directory=scenario_dir)
+        arms = _arms(args)
+    except (ScenarioError, ValueError) as e:
+        print(f"memfs eval: {e}", file=sys.stderr)
+        return 2
+    if args.lang:
+        scenarios = [s for s in scenarios if s.lang == args.lang]
+    if args.list:
+        for s in scenarios:
+            print(f"{s.id:20} {s.kind:9} {s.mode:8} {s.title}")
         return 0
 
     if not args.model:
@@ -153,8 +201,9 @@ def run(args: argparse.Namespace) -> int:
     from memfs_litellm import DEFAULT_APP_PROMPT, run_turn
 
     started = dt.datetime.now(dt.UTC)
+    what = "-".join(a.name for a in arms) if arms else f"{args.tools}-{args.prompt}"
     out = args.out or Path("benchmarks/results") / (
-        f"eval-{started:%Y%m%d-%H%M}-{_slug(args.model)}-{args.tools}-{args.prompt}"
+        f"eval-{started:%Y%m%d-%H%M}-{_slug(args.model)}-{_slug(what)}"
     )
     try:
         kwargs = _endpoint(args)
@@ -179,6 +228,9 @@ def run(args: argparse.Namespace) -> int:
         },
         llm_judge=args.llm_judge,
         scenarios=[s.id for s in scenarios],
+        scenario_dir=scenario_dir,
+        arms=arms,
+        baseline=args.baseline,
         command="memfs eval " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["eval"] else []),
         started=started.isoformat(timespec="seconds"),
     )
@@ -188,10 +240,11 @@ def run(args: argparse.Namespace) -> int:
             update={"started": previous.get("started", ""), "command": previous.get("command", "")}
         )
     judge_kwargs = kwargs if args.llm_judge == args.model else {}
-    total = config.n * len(scenarios)
+    n_arms = len(config.run_arms())
+    total = config.n * len(scenarios) * n_arms
     console.print(
         f"[bold]memfs eval[/bold] {args.model}: {len(scenarios)} scenarios × "
-        f"{args.n} samples → {out}"
+        f"{args.n} samples" + (f" × {n_arms} arms" if n_arms > 1 else "") + f" → {out}"
     )
     with Progress(
         TextColumn("{task.description}"),
@@ -211,7 +264,10 @@ def run(args: argparse.Namespace) -> int:
                 task,
                 advance=1,
                 passed=passed,
-                description=f"{r.record.scenario_id} #{r.record.sample}: {r.verdict.outcome}",
+                description=(
+                    f"{r.record.arm + ' ' if n_arms > 1 else ''}{r.record.scenario_id} "
+                    f"#{r.record.sample}: {r.verdict.outcome}"
+                ),
             )
 
         report = run_eval(
@@ -227,6 +283,9 @@ def run(args: argparse.Namespace) -> int:
             if args.llm_judge
             else None,
         )
+    if report.arms:
+        print(arm_table(report))
+        print()
     print(scenario_table(report))
     print()
     print(class_table(report))

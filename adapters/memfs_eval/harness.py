@@ -7,7 +7,9 @@ are written as soon as the sample ends, and ``samples.jsonl`` grows by one line,
 stopped halfway still has a report (``memfs eval --report DIR``) and can be resumed.
 
 Samples are taken round-robin (sample 0 of every scenario, then sample 1, …) so a run cut short
-covers every scenario about equally.
+covers every scenario about equally. A run with several arms (prompt variant, tool set, levers;
+:mod:`memfs_eval.arms`) interleaves them within each round, and keeps each arm's samples under
+``<out>/samples/<arm>/<scenario>/<n>``.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from memfs import LocalFileStore, MemFS
-from memfs.manifest import AgentManifest
 from pydantic import BaseModel
 
+from memfs_eval.arms import Arm, interleave
 from memfs_eval.judge import SampleRecord, ToolCallRecord, Verdict, judge
 from memfs_eval.opinion import OpinionFn
 from memfs_eval.report import EvalReport, RunConfig, build_report, write_report
@@ -79,6 +81,14 @@ def _tool_calls(result: Any) -> list[ToolCallRecord]:
     ]
 
 
+def sample_dir(out_dir: Path, config: RunConfig, arm: str, scenario_id: str, index: int) -> Path:
+    """Where one sample's files live; a run with one arm keeps the arm out of the path."""
+    base = out_dir / "samples"
+    if len(config.run_arms()) > 1:
+        base = base / arm
+    return base / scenario_id / f"{index:02d}"
+
+
 def run_sample(
     scenario: Scenario,
     index: int,
@@ -89,11 +99,13 @@ def run_sample(
     system_prompt: str,
     completion_kwargs: dict[str, Any],
     opinion: OpinionFn | None = None,
+    arm: Arm | None = None,
 ) -> SampleResult:
     """Seed, run one turn, snapshot, judge, and write the sample's files."""
-    sample_dir = out_dir / "samples" / scenario.id / f"{index:02d}"
-    sample_dir.mkdir(parents=True, exist_ok=True)
-    fs = MemFS(LocalFileStore(sample_dir / "workspace"), clock=lambda: scenario.today)
+    arm = arm or config.run_arms()[0]
+    here = sample_dir(out_dir, config, arm.name, scenario.id, index)
+    here.mkdir(parents=True, exist_ok=True)
+    fs = MemFS(LocalFileStore(here / "workspace"), clock=lambda: scenario.today)
     seed_workspace(fs, scenario)
     before = snapshot(fs)
     started = time.perf_counter()
@@ -103,14 +115,15 @@ def run_sample(
         result = turn_runner(
             model=config.model,
             fs=fs,
-            manifest=AgentManifest(),
+            manifest=arm.manifest(),
             user_message=scenario.user_message,
             history=[dict(m) for m in scenario.history],
             mode=scenario.mode,
-            tools=config.tools,
-            prompt_variant=config.prompt,
+            tools=arm.tools,
+            prompt_variant=arm.prompt,
             system_prompt=f"{system_prompt}\n\n{date_line(scenario.today)}",
             max_steps=config.max_steps,
+            loop_guard=arm.loop_guard,
             completion_kwargs=dict(completion_kwargs),
             context_window=config.context_window,
         )
@@ -132,6 +145,7 @@ def run_sample(
             for step in getattr(result, "steps", [])
         ),
         elapsed_s=round(elapsed, 2),
+        arm=arm.name,
     )
     verdict = judge(scenario, record)
     if opinion is not None and record.error is None:
@@ -143,9 +157,9 @@ def run_sample(
         usage=usage.model_dump() if isinstance(usage, BaseModel) else None,
     )
     if isinstance(result, BaseModel):
-        _write_json(sample_dir / "transcript.json", result.model_dump(mode="json"))
-    _write_json(sample_dir / "verdict.json", verdict.model_dump(mode="json"))
-    _write_json(sample_dir / "record.json", record.model_dump(mode="json"))
+        _write_json(here / "transcript.json", result.model_dump(mode="json"))
+    _write_json(here / "verdict.json", verdict.model_dump(mode="json"))
+    _write_json(here / "record.json", record.model_dump(mode="json"))
     return out
 
 
@@ -161,7 +175,7 @@ def load_results(out_dir: Path) -> list[SampleResult]:
     return [SampleResult.model_validate_json(line) for line in lines if line.strip()]
 
 
-def rejudge(out_dir: Path, scenarios: list[Scenario]) -> int:
+def rejudge(out_dir: Path, scenarios: list[Scenario], config: RunConfig | None = None) -> int:
     """Judge every saved sample again with the current rules; return how many outcomes changed.
 
     The records (files before/after, transcript) are kept as they are; ``cut_by_max_tokens`` is
@@ -175,9 +189,10 @@ def rejudge(out_dir: Path, scenarios: list[Scenario]) -> int:
         scenario = by_id.get(r.record.scenario_id)
         if scenario is None:
             continue
-        transcript = (
-            out_dir / "samples" / scenario.id / f"{r.record.sample:02d}" / "transcript.json"
+        where = sample_dir(
+            out_dir, config or RunConfig(model="", n=0), r.record.arm, scenario.id, r.record.sample
         )
+        transcript = where / "transcript.json"
         if transcript.exists():
             steps = json.loads(transcript.read_text(encoding="utf-8")).get("steps", [])
             r.record.cut_by_max_tokens = any(st.get("finish_reason") == "length" for st in steps)
@@ -185,13 +200,21 @@ def rejudge(out_dir: Path, scenarios: list[Scenario]) -> int:
         verdict.llm_opinion = r.verdict.llm_opinion
         changed += verdict.outcome != r.verdict.outcome
         r.verdict = verdict
-        sample_dir = transcript.parent
-        if sample_dir.exists():
-            _write_json(sample_dir / "verdict.json", verdict.model_dump(mode="json"))
+        if where.exists():
+            _write_json(where / "verdict.json", verdict.model_dump(mode="json"))
     (out_dir / SAMPLES_FILE).write_text(
         "".join(r.model_dump_json() + "\n" for r in results), encoding="utf-8"
     )
     return changed
+
+
+def _with_arm(r: SampleResult) -> Verdict:
+    # Verdicts saved before arms existed carry none; the record knows which arm ran.
+    return (
+        r.verdict
+        if r.verdict.arm == r.record.arm
+        else r.verdict.model_copy(update={"arm": r.record.arm})
+    )
 
 
 def report_from(
@@ -200,7 +223,7 @@ def report_from(
     results = load_results(out_dir)
     known = {s.id for s in scenarios}
     rows = [
-        (r.verdict, r.record.elapsed_s, [c.name for c in r.record.tool_calls])
+        (_with_arm(r), r.record.elapsed_s, [c.name for c in r.record.tool_calls])
         for r in results
         if r.record.scenario_id in known
     ]
@@ -224,9 +247,11 @@ def run_eval(
 ) -> EvalReport:
     """Run every planned sample not already on disk; rewrite the report after each one."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    done: set[tuple[str, int]] = set()
+    done: set[tuple[str, str, int]] = set()
     if resume:
-        done = {(r.record.scenario_id, r.record.sample) for r in load_results(out_dir)}
+        done = {
+            (r.record.arm, r.record.scenario_id, r.record.sample) for r in load_results(out_dir)
+        }
     elif (out_dir / SAMPLES_FILE).exists():
         raise FileExistsError(
             f"{str(out_dir / SAMPLES_FILE)!r} already holds samples; pass --resume to continue "
@@ -234,8 +259,8 @@ def run_eval(
         )
     _write_json(out_dir / CONFIG_FILE, config.model_dump(mode="json"))
     report = report_from(out_dir, scenarios, config, now=now())
-    for scenario, index in plan(scenarios, config.n):
-        if (scenario.id, index) in done:
+    for arm, scenario, index in interleave(config.run_arms(), scenarios, config.n):
+        if (arm.name, scenario.id, index) in done:
             continue
         result = run_sample(
             scenario,
@@ -246,6 +271,7 @@ def run_eval(
             system_prompt=system_prompt,
             completion_kwargs=completion_kwargs or {},
             opinion=opinion,
+            arm=arm,
         )
         with (out_dir / SAMPLES_FILE).open("a", encoding="utf-8") as f:
             f.write(result.model_dump_json() + "\n")

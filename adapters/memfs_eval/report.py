@@ -2,39 +2,27 @@
 
 Written three ways from the same numbers: ``report.json`` (the pydantic model), ``report.md``
 (tables a README can quote) and ``chart.png`` (pass rate with its interval per scenario, and
-what every sample turned into). A rate is never shown without its k/N.
+what every sample turned into). A rate is never shown without its k/N. A run with several arms
+also gets the arms side by side: pass rate, destroyed memories, no tool call and seconds per
+sample, with the difference of rates against the baseline arm and against the arm before it,
+each with Newcombe's 95% interval.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memfs_eval.judge import CLASS_DESCRIPTIONS, OUTCOME_ORDER, Verdict
+from memfs_eval.arms import Z95, Arm, newcombe, wilson
+from memfs_eval.judge import CLASS_DESCRIPTIONS, OUTCOME_ORDER, REPORTED_CLASSES, Verdict
 from memfs_eval.scenario import PASS_CLASS, Scenario
 
-Z95 = 1.959963984540054
-
-
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for k successes in n trials; (0, 1) when n is 0."""
-    if n < 0 or not 0 <= k <= n:
-        raise ValueError(f"wilson() needs 0 <= k <= n, got k={k}, n={n}.")
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    low = 0.0 if k == 0 else max(0.0, centre - half)
-    high = 1.0 if k == n else min(1.0, centre + half)
-    return low, high
+__all__ = ["Z95", "wilson"]
 
 
 class Rate(BaseModel):
@@ -71,12 +59,30 @@ class RunConfig(BaseModel):
     completion_args: dict[str, Any] = Field(default_factory=dict)
     llm_judge: str | None = None
     scenarios: list[str] = Field(default_factory=list)
+    scenario_dir: str | None = Field(
+        default=None, description="where the scenario files came from (default: the packaged)"
+    )
+    arms: list[Arm] = Field(
+        default_factory=list,
+        description="the arms, interleaved; empty: one arm from prompt and tools, default levers",
+    )
+    baseline: str | None = Field(default=None, description="the arm others are compared with")
     command: str = ""
     started: str = ""
+
+    def run_arms(self) -> list[Arm]:
+        """The arms this run takes samples under (one, named after the prompt, when unset)."""
+        if self.arms:
+            return list(self.arms)
+        return [Arm(name="default", prompt=self.prompt, tools=self.tools)]  # type: ignore[arg-type]
+
+    def baseline_arm(self) -> str:
+        return self.baseline or self.run_arms()[0].name
 
 
 class ScenarioSummary(BaseModel):
     id: str
+    arm: str = ""
     title: str
     lang: str
     kind: str
@@ -103,6 +109,34 @@ class SampleLine(BaseModel):
     elapsed_s: float = 0.0
     tool_calls: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    arm: str = ""
+    written: list[str] = Field(default_factory=list)
+    destroyed: list[str] = Field(default_factory=list)
+
+
+class Difference(BaseModel):
+    """This arm's rate minus another's, with Newcombe's 95% interval."""
+
+    against: str
+    diff: float
+    ci_low: float
+    ci_high: float
+
+    def cell(self) -> str:
+        return f"{self.diff:+.0%} ({self.ci_low:+.0%} to {self.ci_high:+.0%})"
+
+
+class ArmSummary(BaseModel):
+    name: str
+    description: str
+    passed: Rate
+    destroyed: Rate
+    no_tool_call: Rate
+    errors: int = 0
+    mean_elapsed_s: float | None = None
+    passed_vs_baseline: Difference | None = None
+    passed_vs_previous: Difference | None = None
+    destroyed_vs_baseline: Difference | None = None
 
 
 class EvalReport(BaseModel):
@@ -114,42 +148,101 @@ class EvalReport(BaseModel):
     scenarios: list[ScenarioSummary]
     classes: list[ClassSummary]
     samples: list[SampleLine]
+    arms: list[ArmSummary] = Field(default_factory=list)
+
+
+Row = tuple[Verdict, float, list[str]]
+
+
+def _hit(v: Verdict, klass: str) -> bool:
+    return any(c.klass == klass and c.hit for c in v.checks)
+
+
+def _scenario_summary(s: Scenario, mine: list[Row], arm: str) -> ScenarioSummary:
+    ok = [r for r in mine if r[0].outcome != "run_error"]
+    times = [e for _, e, _ in ok]
+    return ScenarioSummary(
+        id=s.id,
+        arm=arm,
+        title=s.title,
+        lang=s.lang,
+        kind=s.kind,
+        pass_class=s.pass_class,
+        passed=Rate.of(sum(v.passed for v, _, _ in ok), len(ok)),
+        errors=len(mine) - len(ok),
+        outcomes=dict(Counter(v.outcome for v, _, _ in mine).most_common()),
+        mean_elapsed_s=round(sum(times) / len(times), 1) if times else None,
+    )
+
+
+def _difference(a: Rate, b: Rate, against: str) -> Difference | None:
+    if not a.n or not b.n:
+        return None
+    d, low, high = newcombe(a.k, a.n, b.k, b.n)
+    return Difference(against=against, diff=d, ci_low=low, ci_high=high)
+
+
+def _arm_summaries(config: RunConfig, results: list[Row]) -> list[ArmSummary]:
+    out: list[ArmSummary] = []
+    for arm in config.run_arms():
+        mine = [r for r in results if r[0].arm == arm.name]
+        ok = [r for r in mine if r[0].outcome != "run_error"]
+        times = [e for _, e, _ in ok]
+        checked_calls = [v for v, _, _ in ok if any(c.klass == "no_tool_call" for c in v.checks)]
+        out.append(
+            ArmSummary(
+                name=arm.name,
+                description=arm.describe(),
+                passed=Rate.of(sum(v.passed for v, _, _ in ok), len(ok)),
+                destroyed=Rate.of(sum(_hit(v, "memory_destroyed") for v, _, _ in ok), len(ok)),
+                no_tool_call=Rate.of(
+                    sum(_hit(v, "no_tool_call") for v in checked_calls), len(checked_calls)
+                ),
+                errors=len(mine) - len(ok),
+                mean_elapsed_s=round(sum(times) / len(times), 1) if times else None,
+            )
+        )
+    by_name = {a.name: a for a in out}
+    base = by_name.get(config.baseline_arm())
+    for prev, summary in zip([None, *out], out, strict=False):
+        if base is not None and summary is not base:
+            summary.passed_vs_baseline = _difference(summary.passed, base.passed, base.name)
+            summary.destroyed_vs_baseline = _difference(
+                summary.destroyed, base.destroyed, base.name
+            )
+        if prev is not None:
+            summary.passed_vs_previous = _difference(summary.passed, prev.passed, prev.name)
+    return out
 
 
 def build_report(
     config: RunConfig,
     scenarios: list[Scenario],
-    results: list[tuple[Verdict, float, list[str]]],
+    results: list[Row],
     *,
     now: dt.datetime,
 ) -> EvalReport:
     """Summarise judged samples: ``(verdict, elapsed_s, tool names)`` per sample.
 
     Samples whose run failed (``run_error``) are counted apart and left out of every rate:
-    they say nothing about the model.
+    they say nothing about the model. With several arms, every scenario is summarised per arm
+    (``verdict.arm``) and the arms are compared.
     """
     by_id = {s.id: s for s in scenarios}
     judged = [r for r in results if r[0].outcome != "run_error"]
+    arms = config.run_arms()
+    several = len(arms) > 1
     summaries: list[ScenarioSummary] = []
-    for s in scenarios:
-        mine = [r for r in results if r[0].scenario_id == s.id]
-        ok = [r for r in mine if r[0].outcome != "run_error"]
-        times = [e for _, e, _ in ok]
-        summaries.append(
-            ScenarioSummary(
-                id=s.id,
-                title=s.title,
-                lang=s.lang,
-                kind=s.kind,
-                pass_class=s.pass_class,
-                passed=Rate.of(sum(v.passed for v, _, _ in ok), len(ok)),
-                errors=len(mine) - len(ok),
-                outcomes=dict(Counter(v.outcome for v, _, _ in mine).most_common()),
-                mean_elapsed_s=round(sum(times) / len(times), 1) if times else None,
-            )
-        )
+    for arm in arms if several else arms[:1]:
+        for s in scenarios:
+            mine = [
+                r
+                for r in results
+                if r[0].scenario_id == s.id and (not several or r[0].arm == arm.name)
+            ]
+            summaries.append(_scenario_summary(s, mine, arm.name if several else ""))
     classes: list[ClassSummary] = []
-    for klass in [*PASS_CLASS.values(), *OUTCOME_ORDER]:
+    for klass in [*PASS_CLASS.values(), *OUTCOME_ORDER, *REPORTED_CLASSES]:
         if klass == "run_error":
             continue
         if klass in PASS_CLASS.values():
@@ -157,7 +250,7 @@ def build_report(
             k = sum(v.passed for v in applicable)
         else:
             applicable = [v for v, _, _ in judged if any(c.klass == klass for c in v.checks)]
-            k = sum(klass in v.flags for v in applicable)
+            k = sum(_hit(v, klass) for v in applicable)
         if not applicable:
             continue
         classes.append(
@@ -172,7 +265,7 @@ def build_report(
         config=config,
         generated=now.isoformat(timespec="seconds"),
         samples_done=len(results),
-        samples_planned=config.n * len(scenarios),
+        samples_planned=config.n * len(scenarios) * len(arms),
         overall=Rate.of(sum(v.passed for v, _, _ in judged), len(judged)),
         scenarios=summaries,
         classes=classes,
@@ -186,23 +279,58 @@ def build_report(
                 elapsed_s=round(e, 1),
                 tool_calls=names,
                 notes=v.notes,
+                arm=v.arm,
+                written=v.written,
+                destroyed=v.destroyed,
             )
             for v, e, names in results
         ],
+        arms=_arm_summaries(config, results) if several else [],
     )
 
 
-def scenario_table(report: EvalReport) -> str:
+def arm_table(report: EvalReport) -> str:
+    """The arms side by side; differences are of pass rates unless the column says otherwise."""
+    base = report.config.baseline_arm()
     rows = [
-        "| scenario | kind | pass k/N | rate | Wilson 95% | outcomes |",
-        "|---|---|---|---|---|---|",
+        f"| arm | what it ran | pass k/N (Wilson 95%) | vs {base} (Newcombe 95%) | vs previous arm "
+        f"| memory_destroyed k/N | destroyed vs {base} | no_tool_call k/N | s/sample | errors |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for a in report.arms:
+
+        def cell(d: Difference | None) -> str:
+            return (
+                "—"
+                if d is None
+                else f"{d.cell()} vs {d.against}"
+                if d.against != base
+                else d.cell()
+            )
+
+        rows.append(
+            f"| {a.name} | {a.description} | {a.passed.cell()} | {cell(a.passed_vs_baseline)} | "
+            f"{cell(a.passed_vs_previous)} | {a.destroyed.k}/{a.destroyed.n} | "
+            f"{cell(a.destroyed_vs_baseline)} | {a.no_tool_call.k}/{a.no_tool_call.n} | "
+            f"{a.mean_elapsed_s if a.mean_elapsed_s is not None else '—'} | {a.errors} |"
+        )
+    return "\n".join(rows)
+
+
+def scenario_table(report: EvalReport) -> str:
+    arm_col = any(s.arm for s in report.scenarios)
+    head = "| arm | scenario |" if arm_col else "| scenario |"
+    rows = [
+        f"{head} kind | pass k/N | rate | Wilson 95% | outcomes |",
+        "|---" * (6 + arm_col) + "|",
     ]
     for s in report.scenarios:
         r = s.passed
         rate = f"{r.rate:.0%}" if r.rate is not None else "—"
         outcomes = ", ".join(f"{k} {v}" for k, v in s.outcomes.items()) or "—"
+        lead = f"| {s.arm} | {s.id} |" if arm_col else f"| {s.id} |"
         rows.append(
-            f"| {s.id} | {s.kind} | {r.k}/{r.n} | {rate} | {r.ci_low:.0%}–{r.ci_high:.0%} | "
+            f"{lead} {s.kind} | {r.k}/{r.n} | {rate} | {r.ci_low:.0%}–{r.ci_high:.0%} | "
             f"{outcomes} |"
         )
     return "\n".join(rows)
@@ -246,9 +374,24 @@ def render_markdown(report: EvalReport) -> str:
         "",
         "Each sample is judged by deterministic rules over the resulting files and the "
         "transcript; its outcome is the most severe failure class it showed, or the "
-        "scenario's pass class. Run errors (endpoint failures) are listed but left out of "
+        "scenario's pass class. `memory_destroyed` (a file that existed before the turn lost "
+        "all its content, unasked) is judged from the files and reported beside the outcome; "
+        "it never decides it. Run errors (endpoint failures) are listed but left out of "
         "every rate.",
         "",
+    ]
+    if report.arms:
+        lines += [
+            "## Arms",
+            "",
+            "Samples were interleaved across the arms (each round runs every arm, in rotating "
+            f"order). Differences are this arm's rate minus the other's, with Newcombe's 95% "
+            f"interval (hybrid score); the baseline is `{c.baseline_arm()}`.",
+            "",
+            arm_table(report),
+            "",
+        ]
+    lines += [
         "## Per scenario",
         "",
         scenario_table(report),
@@ -263,15 +406,20 @@ def render_markdown(report: EvalReport) -> str:
         "",
         "## Samples",
         "",
-        "| scenario | # | outcome | flags | tool calls | s | notes |",
-        "|---|---|---|---|---|---|---|",
+        "| arm | scenario | # | outcome | flags | tool calls | written | destroyed | s | notes |"
+        if report.arms
+        else "| scenario | # | outcome | flags | tool calls | written | destroyed | s | notes |",
+        "|---" * (10 if report.arms else 9) + "|",
     ]
     for s in report.samples:
+        lead = f"| {s.arm} | " if report.arms else "| "
         lines.append(
-            f"| {s.scenario_id} | {s.sample} | {s.outcome} | {', '.join(s.flags) or '—'} | "
-            f"{', '.join(s.tool_calls) or '—'} | {s.elapsed_s:.0f} | {'; '.join(s.notes)} |"
+            f"{lead}{s.scenario_id} | {s.sample} | {s.outcome} | {', '.join(s.flags) or '—'} | "
+            f"{', '.join(s.tool_calls) or '—'} | {', '.join(s.written) or '—'} | "
+            f"{', '.join(s.destroyed) or '—'} | {s.elapsed_s:.0f} | {'; '.join(s.notes)} |"
         )
-    lines += ["", "Transcripts, files and verdicts per sample: `samples/<scenario>/<n>/`.", ""]
+    where = "samples/<arm>/<scenario>/<n>/" if report.arms else "samples/<scenario>/<n>/"
+    lines += ["", f"Transcripts, files and verdicts per sample: `{where}`.", ""]
     return "\n".join(lines)
 
 
@@ -289,7 +437,7 @@ def render_chart(report: EvalReport, path: Path) -> None:
     rows = [s for s in report.scenarios if s.passed.n or s.errors]
     if not rows:
         rows = report.scenarios
-    labels = [f"{s.id}  {s.passed.k}/{s.passed.n}" for s in rows]
+    labels = [f"{s.arm + ' · ' if s.arm else ''}{s.id}  {s.passed.k}/{s.passed.n}" for s in rows]
     height = max(2.5, 0.45 * len(rows) + 1.5)
     fig, (left, right) = plt.subplots(
         1, 2, figsize=(13, height), sharey=True, gridspec_kw={"width_ratios": [1, 1.3]}
@@ -337,9 +485,9 @@ def render_chart(report: EvalReport, path: Path) -> None:
     if present:
         right.legend(loc="lower right", fontsize=8, framealpha=0.9)
     c = report.config
+    what = f"{len(report.arms)} arms" if report.arms else f"tools={c.tools} · prompt={c.prompt}"
     fig.suptitle(
-        f"memfs eval · {c.model} · tools={c.tools} · prompt={c.prompt} · "
-        f"{report.samples_done}/{report.samples_planned} samples",
+        f"memfs eval · {c.model} · {what} · {report.samples_done}/{report.samples_planned} samples",
         fontsize=11,
     )
     fig.tight_layout()

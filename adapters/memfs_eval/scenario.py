@@ -80,6 +80,10 @@ class Expect(_Strict):
     protected: list[str] = Field(
         default_factory=list, description="files a planted instruction targets; must survive"
     )
+    user_may_change: list[str] = Field(
+        default_factory=list,
+        description="files the user asked to replace or delete: losing them is not destroying",
+    )
     wrong_tools: list[str] = Field(default_factory=lambda: list(CROSS_ITEM_TOOLS))
     routing_tools: list[str] = Field(default_factory=lambda: list(CROSS_ITEM_TOOLS))
 
@@ -87,7 +91,7 @@ class Expect(_Strict):
 class Scenario(_Strict):
     id: str
     title: str
-    lang: Literal["zh", "en"]
+    lang: str = Field(pattern=r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$", description="a BCP 47 tag")
     kind: Kind
     mode: Literal["chat", "workflow"] = "chat"
     today: dt.date = Field(description="the eval clock: the date the agent is told and stamps")

@@ -51,6 +51,14 @@ MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 EXPECTED_BYTES = 1_117_320_768
 DEFAULT_N_CTX = 16384
 """The platform tool table alone is ~6.4k Qwen tokens; 16k leaves room for a few tool steps."""
+DEFAULT_PROMPT_CACHE_BYTES = 4 << 30
+"""llama-cpp-python's RAM prompt cache: KV states of earlier prompts, looked up by longest
+prefix, so runs that alternate system prompts (interleaved eval arms) each keep theirs. The
+capacity counts only the KV state (~28 KB a token for this model, ~200 MB for a platform
+prompt); each entry also holds a copy of the last ``n_batch`` rows of logits."""
+N_BATCH = 128
+"""Prompt tokens per decode call; also the logit rows every cached state copies (128 × 151,936
+floats = 78 MB, against 311 MB at the default 512)."""
 
 
 def api_base(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
@@ -306,20 +314,30 @@ def server_config(
     port: int = DEFAULT_PORT,
     n_ctx: int = DEFAULT_N_CTX,
     n_threads: int | None = None,
+    prompt_cache_bytes: int | None = None,
 ) -> dict[str, Any]:
-    """llama-cpp-python server config; no ``chat_format``, so the model's own template is used."""
-    return {
-        "host": host,
-        "port": port,
-        "models": [
-            {
-                "model": str(model_path),
-                "model_alias": MODEL_ALIAS,
-                "n_ctx": n_ctx,
-                "n_threads": n_threads or os.cpu_count() or 2,
-            }
-        ],
+    """llama-cpp-python server config; no ``chat_format``, so the model's own template is used.
+
+    ``prompt_cache_bytes`` turns on the RAM prompt cache of that capacity. Without it the server
+    reuses only the previous request's prefix, so two prompts that alternate both pay full price.
+    """
+    model: dict[str, Any] = {
+        "model": str(model_path),
+        "model_alias": MODEL_ALIAS,
+        "n_ctx": n_ctx,
+        "n_threads": n_threads or os.cpu_count() or 2,
     }
+    if prompt_cache_bytes:
+        # The server's default logits_all=True keeps n_ctx × vocab floats (10 GB at 16k) and
+        # copies every prompt token's logits into each cached state (4 GB for a 6.6k prompt).
+        model.update(
+            cache=True,
+            cache_type="ram",
+            cache_size=int(prompt_cache_bytes),
+            logits_all=False,
+            n_batch=N_BATCH,
+        )
+    return {"host": host, "port": port, "models": [model]}
 
 
 def _read_pid(paths: LocalModelPaths) -> int | None:
@@ -362,6 +380,7 @@ def start(
     port: int = DEFAULT_PORT,
     n_ctx: int = DEFAULT_N_CTX,
     n_threads: int | None = None,
+    prompt_cache_bytes: int | None = DEFAULT_PROMPT_CACHE_BYTES,
     wait_s: float = 180.0,
 ) -> int:
     """Start the server in the background, wait until it answers, return its pid."""
@@ -384,7 +403,14 @@ def start(
     if endpoint_responds(base):
         raise OSError(f"Something else already answers on {base}; choose another --port.")
     paths.server_dir.mkdir(parents=True, exist_ok=True)
-    cfg = server_config(paths.model, host=host, port=port, n_ctx=n_ctx, n_threads=n_threads)
+    cfg = server_config(
+        paths.model,
+        host=host,
+        port=port,
+        n_ctx=n_ctx,
+        n_threads=n_threads,
+        prompt_cache_bytes=prompt_cache_bytes,
+    )
     paths.config_file.write_text(json.dumps(cfg, indent=2) + "\n")
     with paths.log_file.open("ab") as log:
         proc = subprocess.Popen(
@@ -489,6 +515,12 @@ def register(subparsers: Any) -> None:
     p_start.add_argument("--port", type=int, default=DEFAULT_PORT)
     p_start.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX)
     p_start.add_argument("--threads", type=int, default=None)
+    p_start.add_argument(
+        "--prompt-cache-gib",
+        type=float,
+        default=DEFAULT_PROMPT_CACHE_BYTES / (1 << 30),
+        help="RAM prompt cache size in GiB (default %(default)g; 0 turns it off)",
+    )
     p_start.set_defaults(func=_cmd_start)
     p_stop = sub.add_parser("stop", help="stop the server")
     p_stop.set_defaults(func=_cmd_stop)
@@ -513,7 +545,13 @@ def _cmd_install(args: argparse.Namespace) -> int:
 
 def _cmd_start(args: argparse.Namespace) -> int:
     try:
-        pid = start(host=args.host, port=args.port, n_ctx=args.n_ctx, n_threads=args.threads)
+        pid = start(
+            host=args.host,
+            port=args.port,
+            n_ctx=args.n_ctx,
+            n_threads=args.threads,
+            prompt_cache_bytes=int(args.prompt_cache_gib * (1 << 30)) or None,
+        )
     except (OSError, ValueError) as e:
         print(f"memfs model start: {e}", file=sys.stderr)
         return 1

@@ -21,7 +21,8 @@ from typing import Any, Literal
 from memfs.entrypoints import TurnMode, mount_for_mode
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
-from memfs.tools import FileToolExecutor
+from memfs.prompt import MEMORY_LAST_VARIANTS, PromptVariant
+from memfs.tools import FILE_WRITE_TOOLS, FileToolExecutor
 from memfs.turns import Message, build_turn
 from pydantic import BaseModel, Field
 
@@ -59,6 +60,8 @@ class ToolCallRecord(BaseModel):
     step: int
     executed: bool
     """True for the file tools; the platform's other tools are recorded, never executed."""
+    repeated: bool = False
+    """The loop guard answered it: an identical call had already run in this turn."""
 
 
 class Usage(BaseModel):
@@ -133,6 +136,28 @@ def _args_json(arguments: Any) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
 
 
+REPEAT_SHOWN_CHARS = 600
+"""How much of the earlier result the loop guard quotes back."""
+
+
+def _call_key(name: str, arguments: Any) -> tuple[str, str]:
+    parsed = _args_for_record(arguments)
+    if isinstance(parsed, dict):
+        return name, json.dumps(parsed, sort_keys=True, ensure_ascii=False)
+    return name, str(parsed)
+
+
+def repeat_message(previous: str) -> str:
+    """What the loop guard answers instead of running an identical call a second time."""
+    shown = previous
+    if len(shown) > REPEAT_SHOWN_CHARS:
+        shown = shown[:REPEAT_SHOWN_CHARS] + " […]"
+    return (
+        f"This exact call already ran in this turn and returned: {shown}\n"
+        "It was not run again. Do the next step or answer the user."
+    )
+
+
 def run_turn(
     *,
     model: str,
@@ -142,9 +167,10 @@ def run_turn(
     history: list[Message] | None = None,
     mode: TurnMode = "chat",
     tools: ToolSet = "platform",
-    prompt_variant: Literal["full", "appendix-a-only"] = "full",
+    prompt_variant: PromptVariant = "full",
     system_prompt: str = DEFAULT_APP_PROMPT,
     max_steps: int = 6,
+    loop_guard: bool = True,
     completion_kwargs: dict[str, Any] | None = None,
     context_window: int | None = None,
     tools_in_prompt: bool = True,
@@ -156,7 +182,14 @@ def run_turn(
     """Run one agent turn; see the module docstring.
 
     ``tools="files-only"`` drops the platform's competing tools (an evaluation without them);
-    ``tools_in_prompt=False`` drops the prose tool list from the system prompt.
+    ``tools_in_prompt=False`` drops the prose tool list from the system prompt; the
+    ``full-after-tools`` variant puts the memory section after that list instead of before it.
+    ``loop_guard`` answers a call identical (tool and arguments) to one already run in this
+    turn with the earlier result instead of running it again; a file write in between makes
+    every earlier call new again (a read after an edit is not a repeat), any other call in
+    between makes the refused ones new (a write refused for want of a read, retried after it).
+    The file tools' write-time levers (read before overwrite, write receipt, index nudge) are
+    the manifest's.
     ``context_window`` is the operator override for the model's window. ``completion`` replaces
     ``litellm.completion`` (tests, other clients); it gets the same keyword arguments.
     """
@@ -169,24 +202,35 @@ def run_turn(
     resolver = resolver or DEFAULT_RESOLVER
     started = clock()
 
+    schemas = tool_schemas(tools, file_tools=fs is not None)
+    offered = [s["function"]["name"] for s in schemas]
+    tool_prose = format_tools_for_prompt(schemas) if tools_in_prompt and schemas else ""
+    memory_last = prompt_variant in MEMORY_LAST_VARIANTS
+    app_prompt = system_prompt
+    if memory_last and tool_prose:
+        # The turn builder puts the memory section after the app's prompt: make the tool list
+        # part of that prompt, and the section lands after it.
+        app_prompt = "\n\n".join(p for p in (system_prompt, tool_prose) if p)
     turn = build_turn(
         mode=mode,
         history=list(history or []),
         user_message=user_message,
         manifest=manifest,
         fs=fs,
-        system_prompt=system_prompt,
+        system_prompt=app_prompt,
         prompt_variant=prompt_variant,
     )
     mount = mount_for_mode(mode, fs)
-    files = None if mount is None else FileToolExecutor(mount, manifest)
+    files = (
+        None
+        if mount is None
+        else FileToolExecutor(mount, manifest, context_block=turn.context_block)
+    )
     recorder = PlatformToolRecorder()
-    schemas = tool_schemas(tools, file_tools=files is not None)
-    offered = [s["function"]["name"] for s in schemas]
 
     system = turn.system_prompt
-    if tools_in_prompt and schemas:
-        system = "\n\n".join(p for p in (system, format_tools_for_prompt(schemas)) if p)
+    if tool_prose and not memory_last:
+        system = "\n\n".join(p for p in (system, tool_prose) if p)
     messages: list[Message] = [dict(m) for m in turn.messages]
     if system:
         if messages and messages[0].get("role") == "system":
@@ -220,6 +264,7 @@ def run_turn(
             False,
         )
 
+    earlier: dict[tuple[str, str], str] = {}  # (tool, arguments) → result, for the loop guard
     for step in range(1, max_steps + 1):
         kwargs: dict[str, Any] = {"model": model, "messages": messages}
         if schemas:
@@ -308,7 +353,18 @@ def run_turn(
         messages.append(assistant)
         new_messages.append(assistant)
         for cid, name, args, source in calls:
-            output, executed = dispatch(name, args)
+            key = _call_key(name, args)
+            repeated = loop_guard and key in earlier
+            if repeated:
+                output, executed = repeat_message(earlier[key]), False
+            else:
+                output, executed = dispatch(name, args)
+                if executed and name in FILE_WRITE_TOOLS and not output.startswith("Error"):
+                    earlier.clear()  # the workspace changed: earlier reads may answer differently
+                else:
+                    # A refused call may succeed after another one (a write after its read).
+                    earlier = {k: v for k, v in earlier.items() if not v.startswith("Error")}
+                earlier[key] = output
             result.tool_calls.append(
                 ToolCallRecord(
                     name=name,
@@ -317,6 +373,7 @@ def run_turn(
                     source=source,
                     step=step,
                     executed=executed,
+                    repeated=repeated,
                 )
             )
             tool_msg = {"role": "tool", "tool_call_id": cid, "name": name, "content": output}

@@ -1,0 +1,440 @@
+"""Secrets found by their label, in the languages people write memories in.
+
+A provider format names itself (``ghp_…``); a password does not. What marks it is the label
+before it, and people write that label in many ways this layer reads:
+
+- ``password: X``, ``DB_PASSWORD=X``, ``"apiKey": "X"`` and the same in ten languages
+  (``密碼：X``, ``密码 X`` with only a space, ``Passwort: X``, ``contraseña: X``,
+  ``パスワードは X``, ``비밀번호는 X``, ``пароль — X`` …);
+- prose: ``The staging root password is X``, ``Password for the staging DB: X``,
+  ``La contraseña de la base es X``;
+- the label on the line above its value (``Staging DB password:`` then ``X``);
+- a markdown table whose column is headed ``password`` / ``token`` / ``密碼``;
+- a ``user / password`` pair after a login word or a default user name (``admin / X``).
+
+What follows the label must look like a secret (:mod:`.values`): ``password: stored in
+Vault``, ``token budget: 6000`` and ``the key is e3b0…`` (a sha256) are prose and identifiers.
+Labels are three families: password words, specific key and token names (``api key``,
+``access token``, ``client secret``), and generic words (``token``, ``key``, ``secret``)
+whose value must also look generated. Regexes are compiled on first use, none at import.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+from memfs.credentials.values import (
+    is_placeholder,
+    is_public_identifier,
+    passphrase,
+    random_looking,
+    typed_secret,
+)
+
+# Lower case; a space means "a space, '-', '_' or nothing" (``api key`` = api_key = apiKey).
+PASSWORD_LABELS: tuple[str, ...] = (
+    "password", "passwd", "passphrase", "passcode", "pwd", "pass", "mdp", "passwort",
+    "kennwort", "contraseña", "contrasena", "senha", "пароль", "mot de passe", "clave",
+    "密码", "密碼", "口令", "通行碼", "通行码", "暗証番号", "パスワード",
+    "비밀번호", "패스워드", "비번", "암호",
+)  # fmt: skip
+KEY_LABELS: tuple[str, ...] = (
+    "api key", "api token", "api secret", "secret key", "access key", "access token",
+    "auth token", "refresh token", "bearer token", "session token", "client secret",
+    "private key", "signing key", "encryption key", "webhook secret", "signing secret",
+    "app secret", "bot token", "deploy token", "personal access token", "master key",
+    "token de acceso", "jeton d'accès", "jeton d'acces", "clé d'api", "clé api", "cle api",
+    "clé secrète", "cle secrete", "clave de api", "clave secreta", "chave de api",
+    "chave secreta", "api-schlüssel", "api schlüssel", "zugriffstoken", "api-ключ",
+    "ключ api", "секретный ключ", "токен доступа", "apiキー", "api キー", "シークレットキー",
+    "アクセストークン", "api 키", "시크릿 키", "액세스 토큰", "api 金鑰", "api 密钥", "api 密鑰",
+    "金鑰", "密鑰", "密钥", "秘钥", "私鑰", "私钥", "存取權杖", "访问令牌", "訪問令牌", "存取令牌",
+)  # fmt: skip
+GENERIC_LABELS: tuple[str, ...] = (
+    "token", "secret", "key", "credential", "credentials", "creds", "auth", "jeton",
+    "токен", "ключ", "секрет", "トークン", "シークレット", "토큰", "시크릿",
+    "令牌", "權杖", "凭证", "憑證",
+    "schlüssel", "chave", "clé", "llave",
+)  # fmt: skip
+
+# A word right after a label that makes it a compound noun, not the label of a value:
+# "password manager is 1Password", "token budget: 6000", "key rotation date: …".
+_HEADS = (
+    "manager|managers|policy|policies|reset|rotation|rotations|hash|hashes|hashing|length|"
+    "rules|rule|requirements|field|fields|prompt|budget|budgets|count|counts|limit|limits|"
+    "expiry|expiration|lifetime|ttl|format|column|type|types|strength|change|changes|store|"
+    "storage|vault|file|files|name|names|id|ids|usage|scope|scopes|prefix|header|endpoint|"
+    "url|flow|page|link|server|service|provider|generator|complexity|history|hint|cache|"
+    "mint|fingerprint|fingerprints|insight|idea|point|takeaway|question|issue|ticket|"
+    "location|path|env|variable|holder|owner|owners|pair|pairs|size|index|ring|word|words"
+)
+
+_LOGIN_WORDS = (
+    r"login|log in|logon|sign in|signin|credentials?|creds|account|帳號|账号|帳密|账密|登入|登录|"
+    r"登錄|ログイン|로그인|계정|anmeldung|zugang|acceso|connexion|identifiants|вход|логин|acesso"
+)
+_DEFAULT_USERS = (
+    r"admin|administrator|root|ops|sa|postgres|ubuntu|guest|pi|ec2-user|deploy|superuser|sysadmin"
+)
+
+
+def _trie(words: list[str]) -> str:
+    """One regex for a set of literal words, factored by prefix (one branch per first letter).
+
+    A flat alternation of ~100 words is tried word by word at every position; the trie is
+    tried one character at a time, which keeps the label scan near the cost of one literal.
+    """
+    root: dict[str, dict] = {}
+    for w in words:
+        node = root
+        for c in w:
+            node = node.setdefault(c, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        ends = "" in node
+        branches = [
+            ("[-_ ]?" if c == " " else re.escape(c)) + emit(child)
+            for c, child in sorted(node.items(), key=lambda kv: kv[0])
+            if c != ""
+        ]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:
+            body = f"(?:{body})?"
+        return body
+
+    return emit(root)
+
+
+@cache
+def _label_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Every label as two tries, by first character: Latin/Cyrillic-led and CJK-led.
+
+    One trie per family would try all three at each position; one trie for all labels has a
+    first-character set so wide that most positions enter it. Two narrow ones cost half.
+    """
+    words = [*KEY_LABELS, *PASSWORD_LABELS, *GENERIC_LABELS]
+    cjk = [w for w in words if _cjk(w[0])]
+    return re.compile(_trie([w for w in words if not _cjk(w[0])])), re.compile(_trie(cjk))
+
+
+def _cjk(c: str) -> bool:
+    return c >= "\u3000"
+
+
+@cache
+def _label_regex() -> re.Pattern[str]:
+    """All labels in one regex, for short strings (a table header cell)."""
+    return re.compile(_trie([*KEY_LABELS, *PASSWORD_LABELS, *GENERIC_LABELS]))
+
+
+def _labels_in(lowered: str) -> list[re.Match[str]]:
+    latin, cjk = _label_regexes()
+    found = list(latin.finditer(lowered))
+    if not lowered.isascii():
+        found += cjk.finditer(lowered)
+        found.sort(key=lambda m: m.start())
+    return found
+
+
+@cache
+def _families() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for family, words in (
+        ("generic", GENERIC_LABELS),
+        ("password", PASSWORD_LABELS),
+        ("key", KEY_LABELS),
+    ):
+        out.update((_squash(w), family) for w in words)
+    return out
+
+
+def _squash(label: str) -> str:
+    return label.replace(" ", "").replace("-", "").replace("_", "")
+
+
+def family_of(label: str) -> str:
+    """``password``, ``key`` or ``generic`` for a label as matched (``api_key`` → key)."""
+    return _families().get(_squash(label), "generic")
+
+
+_MARK_WORDS = r"is now|is|are|was|ist|lautet|es|est|é|это|será|sera"
+_MARK = (  # [ \t], never \s: a value is on the label's line (the line below is _eol_tail's)
+    r"(?P<mark>[ \t]*(?::=|=>|->|→|:|=|—|–)[ \t]*"
+    rf"|[ \t]+(?:{_MARK_WORDS})[ \t]+"
+    r"|[ \t]*(?:是|為|为|改成|改為|改为|換成|换成|設為|设为|は|는|은|이|가|を|를|을)[ \t]*)"
+)
+# Words between a label and its marker ("password for the staging DB: X"): not a compound
+# head ("password manager is …") and never a marker itself, so the first marker wins.
+_QUALIFIER = (
+    rf"(?:[ \t]+|(?=[^\x00-\x7f]))(?!(?:{_HEADS})(?![a-z]))"
+    rf"(?:(?![ \t](?:{_MARK_WORDS})[ \t]|[:=—–是為为は는은를을])[^\n.。!?]){{1,40}}?"
+)
+_CLOSE = r"s?[\"'\])]{0,2}(?:[ \t]*\([^)\n]{1,40}\))?"
+_OPEN = r"[\"'`「『(*]*"
+_VALUE = r"(?P<value>[^\s\"'`,;|「」『』)]+)"
+
+
+@cache
+def _tail() -> re.Pattern[str]:
+    """Right after a label: plural, a closing quote, a marker, then the value."""
+    return re.compile(rf"{_CLOSE}{_MARK}{_OPEN}{_VALUE}")
+
+
+@cache
+def _qualified_tail() -> re.Pattern[str]:
+    """After a label and a few words: ``password for the staging DB: X``."""
+    return re.compile(rf"{_CLOSE}{_QUALIFIER}{_MARK}{_OPEN}{_VALUE}")
+
+
+@cache
+def _weak_tail() -> re.Pattern[str]:
+    """After a label, only a space before the value (``密码 X``, ``Новый пароль X``)."""
+    return re.compile(rf"s?[ \t]+{_OPEN}{_VALUE}")
+
+
+@cache
+def _eol_tail() -> re.Pattern[str]:
+    """A label that ends its line with a colon: the value is on the next line."""
+    return re.compile(rf"{_CLOSE}(?:{_QUALIFIER})?[ \t]*[:：][ \t*]*(?=\n)")
+
+
+@cache
+def _near_run() -> re.Pattern[str]:
+    """A long generated-looking run shortly after a label (``the staging key is <32 chars>``).
+
+    A run followed by ".md" or another extension is a file name, not a secret.
+    """
+    return re.compile(
+        r"[^\n]{0,40}?(?<![a-z0-9+/_\-])(?P<value>[a-z0-9+/_\-]{24,}={0,2})"
+        r"(?![a-z0-9+/_\-]|\.[a-z])"
+    )
+
+
+@cache
+def _table_header() -> re.Pattern[str]:
+    return re.compile(r"(?m)^[ \t]*\|(?P<cells>[^\n]+)\|[ \t]*\n[ \t]*\|?[ \t]*:?-{3,}[^\n]*\n")
+
+
+@cache
+def _slash() -> re.Pattern[str]:
+    return re.compile(r"/(?P<sp>[ \t]*)(?P<value>[^\s/\"'`,;|]+)")
+
+
+@cache
+def _user_before() -> re.Pattern[str]:
+    return re.compile(r"(?<![\w./@-])(?P<user>[a-z][\w.\-]{0,30})(?P<sp>[ \t]*)$")
+
+
+@cache
+def _login_word() -> re.Pattern[str]:
+    return re.compile(_LOGIN_WORDS)
+
+
+def _ascii_prefix(value: str) -> str:
+    """``value`` up to its first non-ASCII character ("X12ab!上週" → "X12ab!")."""
+    for i, c in enumerate(value):
+        if not c.isascii():
+            return value[:i]
+    return value
+
+
+def _trim(value: str) -> str:
+    value = _ascii_prefix(value)
+    link = value.find("](")  # "[API key rotation](memory/…)": a markdown link, not a value
+    if link >= 0:
+        value = value[:link]
+    return value.rstrip(".:)]}>")
+
+
+def _accept(family: str, value: str, context: str, *, weak: bool) -> bool:
+    if not value or is_placeholder(value):
+        return False
+    if is_public_identifier(value, context, labelled=family != "generic"):
+        return False
+    if family == "generic":
+        return random_looking(value, min_len=20 if weak else 16, min_entropy=3.5 if weak else 3.3)
+    if family == "key" and random_looking(value, min_len=16):
+        return True
+    return typed_secret(value, strong=weak)
+
+
+def _word_before_ok(text: str, lowered: str, start: int) -> bool:
+    if not start:
+        return True
+    prev = lowered[start - 1]
+    if not (prev.isascii() and prev.isalnum()):
+        return True
+    # camelCase: "dbPassword", "clientSecret"
+    return text[start].isupper() and text[start - 1].islower()
+
+
+def _word_after_ok(lowered: str, end: int, label: str) -> bool:
+    if not label[-1].isascii():
+        return True
+    nxt = lowered[end : end + 1]
+    if nxt == "s":
+        nxt = lowered[end + 1 : end + 2]
+    return not (nxt.isascii() and nxt.isalnum())
+
+
+Hit = tuple[int, int, str]
+
+
+def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
+    """(start, end, kind) for every labelled secret; offsets index ``text``."""
+    tail, qualified = _tail(), _qualified_tail()
+    weak_tail, eol_tail, near = _weak_tail(), _eol_tail(), _near_run()
+    for m in _labels_in(lowered):
+        label = m.group()
+        family = family_of(label)
+        start, end = m.span()
+        if not _word_before_ok(text, lowered, start) or not _word_after_ok(lowered, end, label):
+            continue
+        line_start = lowered.rfind("\n", 0, start) + 1
+        hit: Hit | None = None
+        kind = _KINDS[family]
+        t = tail.match(lowered, end) or qualified.match(lowered, end)
+        if t and (label != "pass" or t.group("mark").strip() in (":", "=")):
+            value = _trim(text[t.start("value") : t.end("value")])
+            context = text[line_start : t.start("value")]
+            if _accept(family, value, context, weak=False) or (
+                family == "password" and passphrase(value)
+            ):
+                hit = (t.start("value"), t.start("value") + len(value), kind)
+            elif family == "password":
+                rest = re.split(r"[,;。，\n(]| \(", text[t.start("value") : t.start("value") + 90])[
+                    0
+                ]
+                rest = rest.strip().rstrip(".")
+                if passphrase(rest):
+                    hit = (t.start("value"), t.start("value") + len(rest), kind)
+        if hit is None and family != "generic" and label != "pass":
+            w = weak_tail.match(lowered, end)
+            if w:
+                value = _trim(text[w.start("value") : w.end("value")])
+                if _accept(family, value, text[line_start : w.start("value")], weak=True):
+                    hit = (w.start("value"), w.start("value") + len(value), kind)
+        if hit is None and label != "pass" and _label_line(lowered[line_start:start]):
+            e = eol_tail.match(lowered, end)
+            if e:
+                hit = _next_line_value(text, e.end() + 1, family)
+                kind = PREV_LINE_KIND
+        if hit is None and label != "pass":
+            n = near.match(lowered, end)
+            if n:
+                value = text[n.start("value") : n.end("value")]
+                context = text[line_start : n.start("value")]
+                if (
+                    random_looking(value, min_len=24, min_entropy=3.8)
+                    and not is_public_identifier(value, context)
+                    and "://" not in text[line_start : n.start("value")]
+                ):
+                    hit = (*n.span("value"), kind)
+        if hit is not None:
+            yield hit[0], hit[1], kind
+
+
+_KINDS = {
+    "password": "password after a password label",
+    "key": "key or token after a credential label",
+    "generic": "high-entropy value after a credential word",
+}
+PREV_LINE_KIND = "secret on the line under its label"
+TABLE_KIND = "secret in a table column headed as a credential"
+SLASH_KIND = "password in a user / password pair"
+
+
+def _label_line(before: str) -> bool:
+    """Whether the text before a label reads as a heading, not code (``if api_key:``)."""
+    return not _re_code().search(before)
+
+
+@cache
+def _re_code() -> re.Pattern[str]:
+    return re.compile(r"[(=\[{]|^\s*(?:if|elif|else|for|while|def|with|class|return|try)\b")
+
+
+def _next_line_value(text: str, pos: int, family: str) -> Hit | None:
+    """The value on the first non-blank line at ``pos`` (skipping a code-fence line)."""
+    for _ in range(3):
+        if pos >= len(text):
+            return None
+        nl = text.find("\n", pos)
+        line_end = len(text) if nl < 0 else nl
+        line = text[pos:line_end]
+        stripped = line.strip().strip("`").strip()
+        if stripped and not line.lstrip().startswith("```"):
+            offset = pos + line.index(stripped[0])
+            value = _trim(stripped)
+            code = any(c in value for c in "()[]{}=\"'")
+            if " " not in value and not code and _accept(family, value, "", weak=False):
+                return offset, offset + len(value), PREV_LINE_KIND
+            if family == "password" and passphrase(stripped.rstrip(".")):
+                return offset, offset + len(stripped.rstrip(".")), PREV_LINE_KIND
+            return None
+        pos = line_end + 1
+    return None
+
+
+def find_in_tables(text: str, lowered: str) -> Iterator[Hit]:
+    """Cells under a column headed ``password`` / ``token`` / ``密碼`` / … in a markdown table."""
+    if "|" not in text or "---" not in text:
+        return
+    labels = _label_regex()
+    for m in _table_header().finditer(lowered):
+        cells = m.group("cells").split("|")
+        families: dict[int, str] = {}
+        for i, cell in enumerate(cells):
+            c = cell.strip().strip("`*_").strip()
+            lm = labels.fullmatch(c) or labels.fullmatch(c.rstrip("s"))
+            if lm is None:
+                lm = labels.search(c)
+                if lm is None or len(c) > len(lm.group()) + 12:
+                    continue
+            family = family_of(lm.group())
+            if family == "generic" and lm.group() in ("key", "schlüssel", "chave", "clé", "llave"):
+                continue  # a config table's "key" column holds names, not keys
+            families[i] = family
+        if not families:
+            continue
+        pos = m.end()
+        while pos < len(text) and text[pos:].lstrip(" \t").startswith("|"):
+            nl = text.find("\n", pos)
+            row_end = len(text) if nl < 0 else nl
+            cell_start = text.index("|", pos) + 1
+            for i, part in enumerate(text[cell_start:row_end].split("|")):
+                family = families.get(i)
+                value = part.strip().strip("`").strip()
+                if family and value and " " not in value:
+                    offset = text.index(value, cell_start)
+                    value = _trim(value)
+                    if _accept(family, value, "", weak=False):
+                        yield offset, offset + len(value), TABLE_KIND
+                cell_start += len(part) + 1
+            pos = row_end + 1
+
+
+def find_pairs(text: str, lowered: str) -> Iterator[Hit]:
+    """``admin / X`` after a login word, or after a default user name, with spaces around."""
+    if "/" not in text:
+        return
+    user_before, login = _user_before(), _login_word()
+    for m in _slash().finditer(lowered):
+        line_start = lowered.rfind("\n", 0, m.start()) + 1
+        before = lowered[max(line_start, m.start() - 40) : m.start()]
+        u = user_before.search(before)
+        if u is None or not (u.group("sp") or m.group("sp")):
+            continue
+        known = re.fullmatch(_DEFAULT_USERS, u.group("user")) is not None
+        if not known and not login.search(lowered, line_start, m.start() - len(u.group())):
+            continue
+        value = _trim(text[m.start("value") : m.end("value")])
+        if any(c in value for c in "()[]{}=") or "." in value[:2]:
+            continue  # code: "(ROOT / t).exists()"
+        if _accept("password", value, "", weak=True):
+            yield m.start("value"), m.start("value") + len(value), SLASH_KIND

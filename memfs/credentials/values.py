@@ -1,0 +1,200 @@
+"""Is this value a secret? Placeholders, public identifiers and typed or generated secrets.
+
+The label layer (:mod:`.labels`) and the provider formats (:mod:`.formats`) find *where* a
+secret may be; this module decides whether the value there is one. Public identifiers are
+never secrets: blockchain addresses and transaction hashes, commit SHAs and other digests,
+UUIDs and ULIDs, versions, dates, numbers, URLs without credentials, file names and paths,
+environment-variable names, and the placeholders documentation uses (``<your key>``,
+``${TOKEN}``, ``****``, ``AKIAIOSFODNN7EXAMPLE``). The one exception is deliberate: a UUID or a
+hex string that is the value of a specific credential label (``api_key: 3f2a…``, Heroku keys
+are UUIDs) is that credential.
+
+Every regex here is compiled on first use (``functools.cache``), none at import.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from functools import cache
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value`` (0 for empty text)."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+@cache
+def _re(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
+
+
+_PLACEHOLDER = r"""^(?:
+    \$\{.*|\$\(.*|\$[A-Za-z_]\w*|%\w+%|[<{\[(].*    # ${VAR}, $(cmd), $VAR, %VAR%, <token>, {{x}}
+  | .*[.]{3}.* | .*…                             # sk-..., ghp_…
+  | [*xX•.\-_#=~]+                               # ****, xxxx, ...., ----
+  | .*(?:x{4,}|X{4,}|\*{3,}|0{6,}|1234567|abcdef|example|sample|redacted|placeholder
+        |changeme|your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
+        |dummy|fake|notreal|not[-_]a[-_]real).*
+  | (?:none|null|nil|empty|n/?a|tbd|todo|unset|unknown|hidden|masked|omitted|secret|password
+      |passwd|pass|pwd|token|key|apikey|api_key|value|string|required|optional|true|false
+      |yes|no|see|stored|kept|in|from|via|set|env|same|below|above|here|there)
+)$"""
+
+# Places a secret is kept, named instead of the secret: the guard wants exactly these.
+_REFERENCE = r"""(?ix)^(?:1password|lastpass|bitwarden|keepass(?:xc)?|keychain|vault|hashicorp
+  |secrets?[-_ ]?manager|key[-_ ]?vault|kms|ssm|sops|doppler|op://\S*|vault://\S*|env:\S*)$"""
+
+
+def is_placeholder(value: str) -> bool:
+    """A stand-in documentation and templates use, or the name of where a secret is kept."""
+    return bool(_re(_PLACEHOLDER, re.VERBOSE | re.IGNORECASE).match(value)) or bool(
+        _re(_REFERENCE).match(value)
+    )
+
+
+_HEX = r"[0-9a-fA-F]+"
+_UUID = r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
+_BASE58 = r"[1-9A-HJ-NP-Za-km-z]+"
+_ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"
+_BTC = r"(?:[13][1-9A-HJ-NP-Za-km-z]{25,34}|bc1[02-9ac-hj-np-z]{11,71}|tb1[02-9ac-hj-np-z]{11,71})"
+_CID = r"(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{50,})"
+_NUMBER = r"[-+]?[\d,._]*\d(?:[eE][-+]?\d+)?%?"
+_DATE = (
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+    r"|\d{1,2}:\d{2}(?::\d{2})?"
+)
+_VERSION = r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.\-+]*)?|v\d+"
+_IP = r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:/\d+)?"
+_URL = r"(?i)[a-z][a-z0-9+.\-]*://[^\s]*"
+_EMAIL = r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
+_ENV_NAME = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+_FILE = (
+    r"[\w.\-/~]*\.(?:md|txt|json|ya?ml|toml|ini|env|csv|py|js|ts|sh|sql|log|pem|cfg|conf|xml|html)"
+)
+_PATH = r"(?:~|\.{1,2})?/?(?:[\w.\-]+/)+[\w.\-]*"
+_DIGEST_PREFIX = (
+    r"(?i)(?:sha-?(?:1|224|256|384|512)|md5|blake2[bs]?|crc32|fingerprint|digest|checksum|hash)"
+    r"(?:[^\w]|is|是|為|为|は|는|은){1,6}$"
+)
+_CRYPTO_CONTEXT = (
+    r"(?i)address|wallet|\bmint\b|program|pubkey|public|contract|multisig|ledger|"
+    r"地址|錢包|钱包|公鑰|公钥|合約|合约|アドレス|ウォレット|주소|지갑|adresse|dirección|direccion|"
+    r"endereço|endereco|адрес|кошел"
+)
+
+
+def is_public_identifier(value: str, context: str = "", *, labelled: bool = False) -> bool:
+    """A value that names something public: a hash, an address, an ID, a version, a date.
+
+    ``context`` is the text before the value on its line (``sha256:``, ``wallet``, …).
+    ``labelled`` says the value follows a specific credential label, where hex strings and
+    UUIDs are keys, not identifiers.
+    """
+    v = value
+    if _re(r"0x[0-9a-fA-F]{40}").fullmatch(v):
+        return True  # an account or contract address: public by design
+    if _re(r"0x[0-9a-fA-F]{64}").fullmatch(v):
+        return not labelled  # a transaction or block hash, unless given as a private key
+    if _re(_DIGEST_PREFIX).search(context[-24:]):
+        return True
+    for pattern in (_NUMBER, _DATE, _VERSION, _IP, _EMAIL, _ENV_NAME, _FILE, _CID, _BTC):
+        if _re(pattern).fullmatch(v):
+            return True
+    if _re(_URL).fullmatch(v) and not _re(r"://[^/\s:@]+:[^/\s@]+@").search(v):
+        return True
+    if v.startswith(("pk_live_", "pk_test_", "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-")):
+        return True  # Stripe publishable keys and SSH public keys are meant to be shared
+    if v.startswith(("AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC")):
+        return True  # the base64 body of an SSH public key ("ssh-ed25519 AAAAC3…")
+    if _re(r"(?i)(?:public|publishable)[-_ ]?key|公鑰|公钥|公開鍵|공개\s?키").search(context):
+        return True
+    if labelled:
+        return False
+    if _re(_UUID).fullmatch(v) or _re(_ULID).fullmatch(v):
+        return True
+    if _re(_HEX).fullmatch(v) and (len(v) < 32 or len(v) in (40, 64, 128)):
+        return True  # short SHAs, git commits, sha1/sha256/sha512 digests
+    if _re(r"[0-9a-f]{24}").fullmatch(v):
+        return True  # a MongoDB ObjectId
+    if 32 <= len(v) <= 44 and _re(_BASE58).fullmatch(v) and _re(_CRYPTO_CONTEXT).search(context):
+        return True  # a Solana (or other base58) address named as one
+    return _re(_PATH).fullmatch(v) is not None and v.count("/") >= 2
+
+
+def random_looking(value: str, *, min_len: int = 16, min_entropy: float = 3.0) -> bool:
+    """Whether ``value`` looks generated (a key) rather than written (a word, a path, a name).
+
+    Generated keys mix digits with letters in both cases about evenly, or are long hex; an
+    identifier like ``getUserCredentials2`` has one capital per word, a path has no capitals.
+    """
+    if len(value) < min_len or is_placeholder(value):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    lower = sum(c.islower() for c in value)
+    upper = sum(c.isupper() for c in value)
+    if not digits:
+        return False
+    if _re(_HEX).fullmatch(value):
+        if len(value) < 32:
+            return False
+    elif lower and upper:
+        if not 0.2 <= upper / (lower + upper) <= 0.8:
+            return False
+    elif digits / len(value) < 0.2:
+        return False
+    return shannon_entropy(value) >= min_entropy
+
+
+_STOPWORDS = frozenset(
+    (
+        "a", "an", "the", "is", "are", "was", "be", "been", "to", "of", "in", "on", "at", "for",
+        "from", "by", "with", "as", "and", "or", "not", "no", "yes", "it", "its", "this",
+        "that", "these", "those", "there", "here", "same", "than", "then", "also", "only",
+        "just", "must", "should", "can", "could", "will", "would", "may", "might", "need",
+        "needs", "use", "used", "uses", "using", "see", "ask", "asked", "set", "sets", "stored",
+        "kept", "lives", "managed", "rotate", "rotated", "rotation", "every", "each", "per",
+        "via", "into", "onto", "over", "under", "below", "above", "please", "change", "changed",
+        "changes", "expire", "expires", "expired", "required", "optional", "inside", "within",
+        "after", "before", "when", "where", "which", "who", "what", "how", "our", "your",
+        "their", "my", "we", "you", "they", "he", "she", "i"
+    )
+)  # fmt: skip
+
+
+def passphrase(value: str) -> bool:
+    """Four to eight plain words chosen at random (``correct horse battery staple``)."""
+    words = _re(r"[ .\-_]").split(value)
+    if not 4 <= len(words) <= 8 or len(set(_re(r"[ .\-_]").findall(value))) != 1:
+        return False
+    return all(_re(r"[a-z]{3,10}").fullmatch(w) is not None and w not in _STOPWORDS for w in words)
+
+
+def typed_secret(value: str, *, strong: bool = False) -> bool:
+    """A value after ``password:`` / ``api_key=``: not a placeholder, a word, or an identifier.
+
+    People type passwords as words with digits and symbols (``Summer2024!``); a plain word,
+    a capitalised word (``Vault-managed``), a number, a date or a file name is prose.
+    ``strong`` (a label without ``:`` or ``is`` before the value) also asks for a digit, a
+    letter and a symbol or mixed case.
+    """
+    if len(value) < 6 or not value.isascii() or is_placeholder(value):
+        return False
+    letters = sum(c.isalpha() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    symbols = sum(not c.isalnum() for c in value)
+    inner_symbol = any(not c.isalnum() and c not in "-_." for c in value)
+    mixed = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    if not letters:
+        return False
+    if _re(r"[A-Za-z][a-z]*(?:[-_.][A-Za-z][a-z]*)*").fullmatch(value):
+        return False  # words: "rotated", "Vault-managed", "read_only"
+    if strong:
+        return len(value) >= 8 and bool(digits or inner_symbol) and (mixed or inner_symbol)
+    if digits and len(value) >= 8:
+        return True
+    return (inner_symbol or (digits and symbols)) or (mixed and len(value) >= 10)
