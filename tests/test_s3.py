@@ -509,6 +509,9 @@ def test_store_calls_per_turn_on_s3(s3_server: S3Server, prefix: str) -> None:
     store_calls = counting.total
     requests = sum(sent.values())
     assert sent["PUT If-Match"] == 2 and sent["PUT"] == 0  # both edits were conditional
+    # inject: 1 GET; read_file: 1 GET; each edit: 1 GET + 1 conditional PUT, no LIST or HEAD
+    assert counting.counts == {"read": 4, "write": 2}
+    assert requests <= 6, dict(sent)
     assert setup.raw.cat_file("memory/user-role.md").endswith(b"infra team.\n")
     print(
         f"\n[s3 turn] context block + read_file + 2 edit_file: {store_calls} FileStore calls "
