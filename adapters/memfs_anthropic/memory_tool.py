@@ -11,9 +11,10 @@ the model gets the same memory as every other surface of the workspace:
 ``/memories/MEMORY.md``    the index at the workspace root, ``MEMORY.md``
 =========================  =========================================================
 
-The index lives at the root because that is where the context builder injects it from; a
-stray ``memory/MEMORY.md`` is shadowed (neither listed nor reachable). Links inside the index
-stay workspace-relative (``- [Title](memory/x.md) — hook``) like on every other surface.
+``/memories/MEMORY.md`` is the workspace layout's index: in the platform layout the file at the
+workspace root (where the context builder injects it from; a stray ``memory/MEMORY.md`` is
+shadowed, neither listed nor reachable), in Claude Code's layout the ``MEMORY.md`` inside the
+memory directory. Links inside the index stay as the layout writes them.
 
 Every user-facing string is the SDK reference's (``BetaLocalFilesystemMemoryTool``) unless the
 reference is wrong; the deliberate differences are listed in :data:`DELIBERATE_DIFFERENCES`
@@ -47,12 +48,11 @@ from anthropic.types.beta import (
 from anyio.to_thread import run_sync
 from memfs.errors import UnsafePathError
 from memfs.filesystem import MemFS
-from memfs.layout import INDEX_FILE
+from memfs.layout import INDEX_NAME
 from memfs.paths import join, normalize
 from memfs.staleness import split_view
 
 MEMORIES_ROOT = "/memories"
-INDEX_NAME = posixpath.basename(INDEX_FILE)
 MAX_LINES = 999_999
 LINE_NUMBER_WIDTH = len(str(MAX_LINES))
 
@@ -142,7 +142,8 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
     ) -> None:
         super().__init__(cache_control=cache_control)
         self.fs = fs
-        self.memory_dir = fs.memory_dir
+        self.memory_dir = fs.layout.memory_dir
+        self.index_path = fs.layout.index_path
 
     # -- paths ---------------------------------------------------------------------------------
 
@@ -170,7 +171,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         parts = parts[1:]
         if not parts:
             return _Target(path, self.memory_dir, True)
-        rel = INDEX_FILE if parts == [INDEX_NAME] else join(self.memory_dir, *parts)
+        rel = self.index_path if parts == [INDEX_NAME] else join(self.memory_dir, *parts)
         try:
             normalize(rel)  # the workspace's own path rules (NUL, backslash, segment length)
         except UnsafePathError as e:
@@ -278,8 +279,8 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         pairs = [(posixpath.basename(p), p) for p in paths]
         if at_root:
             pairs = [(n, p) for n, p in pairs if n != INDEX_NAME]
-            if raw.isfile(INDEX_FILE):
-                pairs.append((INDEX_NAME, INDEX_FILE))
+            if raw.isfile(self.index_path):
+                pairs.append((INDEX_NAME, self.index_path))
         return sorted(pairs)
 
     def _listing(self, t: _Target) -> str:
@@ -298,11 +299,11 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             files = [
                 f for f in raw.find(dir_rel) if not (at_root and f == join(dir_rel, INDEX_NAME))
             ]
-            if at_root and raw.isfile(INDEX_FILE):
-                files.append(INDEX_FILE)
+            if at_root and raw.isfile(self.index_path):
+                files.append(self.index_path)
             total = 0
             for f in files:
-                inner = posixpath.relpath(f, dir_rel) if f != INDEX_FILE else INDEX_NAME
+                inner = posixpath.relpath(f, dir_rel) if f != self.index_path else INDEX_NAME
                 if any(seg.startswith(".") for seg in inner.split("/")):
                     continue
                 total += file_size(f) or 0
@@ -452,8 +453,8 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         with self._errors(MEMORIES_ROOT):
             if self.fs.isdir(self.memory_dir):
                 self.fs.rm(self.memory_dir, recursive=True)
-            if self.fs.isfile(INDEX_FILE):
-                self.fs.rm_file(INDEX_FILE)
+            if self.fs.isfile(self.index_path):
+                self.fs.rm_file(self.index_path)
         return "All memory cleared"
 
 

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from memfs.filesystem import MemFS
-from memfs.layout import INDEX_FILE
 from memfs.manifest import AgentManifest
 from memfs.workspace import add_workspace_argument, load_manifest, open_workspace
 
@@ -94,7 +93,7 @@ def chat_loop(
             continue
         if text == "/memory":
             try:
-                index = fs.cat_file(INDEX_FILE).decode("utf-8", errors="replace")
+                index = fs.cat_file(fs.layout.index_path).decode("utf-8", errors="replace")
             except FileNotFoundError:
                 index = "(no MEMORY.md yet)"
             print(index, file=out, flush=True)

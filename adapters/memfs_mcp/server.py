@@ -31,13 +31,14 @@ from memfs.errors import UnsafePathError
 from memfs.filesystem import MemFS
 from memfs.layout import INDEX_FILE
 from memfs.manifest import AgentManifest
-from memfs.paths import normalize
+from memfs.paths import join, normalize
 from memfs.prompt import memory_prompt
 from memfs.tools import FILE_TOOLS, FileToolExecutor, file_tool_schemas
 
 SERVER_NAME = "memfs"
 URI_PREFIX = "memfs:///"
 INDEX_URI = URI_PREFIX + INDEX_FILE
+"""The index's URI in the platform layout; :func:`build_server` serves the layout's own."""
 PROMPT_NAME = "memory"
 MARKDOWN = "text/markdown"
 RESOURCE_NOT_FOUND = -32002
@@ -92,11 +93,15 @@ def build_server(
 ) -> Server[Any]:
     """An MCP server for the workspace of ``fs`` (pass ``fs.read_only()`` to serve read-only)."""
     manifest = manifest or AgentManifest()
+    layout = fs.layout
+    index_path = layout.index_path
+    index_uri = uri_of(index_path)
+    memory_files_glob = layout.memory_path("<name>")
     executor = FileToolExecutor(fs, manifest)
     mode = "read-only: memory can be read, not written" if fs.is_read_only else "read-write"
     instructions = (
         f"File tools over one item workspace ({mode}). Memory lives in "
-        f"{fs.memory_dir}/*.md (one fact per file, YAML frontmatter) and the index {INDEX_FILE}; "
+        f"{memory_files_glob} (one fact per file, YAML frontmatter) and the index {index_path}; "
         f"the '{PROMPT_NAME}' prompt says how to keep it. Memory files read back with a "
         "staleness reminder when they are older than a day."
     )
@@ -131,16 +136,16 @@ def build_server(
         )
 
     def memory_files() -> list[str]:
-        return sorted(p for p in fs.find(fs.memory_dir) if fs.is_memory_file(p))
+        return sorted(p for p in fs.find(layout.memory_dir) if fs.is_memory_file(p))
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         resources = [
             types.Resource(
-                name=INDEX_FILE,
+                name=index_path,
                 title="Memory index",
-                uri=INDEX_URI,
+                uri=index_uri,
                 description=(
                     "The memory index: one line per memory, injected into every chat turn. "
                     "Empty until the first memory is indexed."
@@ -159,7 +164,7 @@ def build_server(
             resource_templates=[
                 types.ResourceTemplate(
                     name="memory-file",
-                    uri_template=f"{URI_PREFIX}{fs.memory_dir}/{{name}}",
+                    uri_template=URI_PREFIX + join(layout.memory_dir, "{name}"),
                     description="One memory file, with its staleness reminder when it is old.",
                     mime_type=MARKDOWN,
                 )
@@ -175,16 +180,16 @@ def build_server(
             rel = normalize(unquote(uri[len(URI_PREFIX) :]))
         except UnsafePathError as e:
             raise MCPError(types.INVALID_PARAMS, str(e.strerror)) from e
-        if rel != INDEX_FILE and not fs.is_memory_file(rel):
+        if rel != index_path and not fs.is_memory_file(rel):
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"{uri!r} is not a memory resource: this server exposes {INDEX_URI} and "
-                f"{URI_PREFIX}{fs.memory_dir}/<name>.md; use read_file for other files.",
+                f"{uri!r} is not a memory resource: this server exposes {index_uri} and "
+                f"{URI_PREFIX}{memory_files_glob}; use read_file for other files.",
             )
         try:
             data = fs.cat_file(rel)
         except FileNotFoundError as e:
-            if rel == INDEX_FILE:
+            if rel == index_path:
                 return ""  # no index yet: nothing is injected either
             raise MCPError(
                 RESOURCE_NOT_FOUND, f"No memory file at {uri!r}; list resources to see them."
