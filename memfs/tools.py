@@ -20,7 +20,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
@@ -179,6 +179,46 @@ def file_tool_schemas(names: Iterable[str] | None = None) -> list[dict[str, Any]
             f"Unknown file tools {unknown}; the file tools are {list(FILE_TOOL_NAMES)}."
         )
     return [tool_schema(n, _BY_NAME[n].description, _BY_NAME[n].args) for n in chosen]
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+class ToolCallRecord(BaseModel):
+    """One tool call of a turn as the agent loop ran it, and what it returned.
+
+    The runner writes these and the live check's judge reads them (from disk too, so every
+    field has a default an older record can fall back on).
+    """
+
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+    """Parsed arguments; the raw string when they were not valid JSON."""
+    result: str = ""
+    source: Literal["native", "text"] = "native"
+    """``text``: the model wrote the call in its reply instead of filling ``tool_calls``."""
+    step: int = 0
+    executed: bool = True
+    """True for the file tools; the platform's other tools are recorded, never executed."""
+    repeated: bool = False
+    """The loop guard answered it: an identical call had already run in this turn."""
+
+    def args(self) -> dict[str, Any]:
+        return self.arguments if isinstance(self.arguments, dict) else {}
+
+    def text(self) -> str:
+        """Every string in the arguments, joined: what this call would persist."""
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return "\n".join(_strings(self.arguments))
 
 
 class ToolCallError(ValueError):

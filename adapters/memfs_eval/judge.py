@@ -5,6 +5,12 @@ of what it did. Each rule is a *check* named after the failure class it detects;
 every check its scenario's kind calls for, and its *outcome* is the most severe class that hit
 (``OUTCOME_ORDER``), or the scenario's pass class when none did. An optional LLM opinion may be
 stored next to a verdict; it never changes one.
+
+A memory the model wrote is read with :func:`parse_memory_doc`, not with the tolerant
+:func:`memfs.records.parse_memory`: the judge holds a fresh write to the format the prompt asks
+for (YAML frontmatter with ``name``, ``description`` and a known ``metadata.type``), while the
+record reader must accept every drifted file a real store holds and say what drifted. The
+frontmatter block itself is found and parsed by the same functions the filesystem uses.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any
 
 from memfs import INDEX_FILE, MEMORY_DIR
 from memfs.frontmatter_block import parse_yaml_mapping, split_frontmatter
+from memfs.tools import FILE_WRITE_TOOLS, ToolCallRecord
 from pydantic import BaseModel, Field
 
 from memfs_eval.scenario import MEMORY_TYPES, Scenario
@@ -76,27 +83,6 @@ CLASS_DESCRIPTIONS: dict[str, str] = {
     "memory_destroyed": "a file that existed before the turn lost all its content unasked",
 }
 
-FILE_WRITE_TOOLS = ("write_file", "edit_file", "delete_file")
-
-
-class ToolCallRecord(BaseModel):
-    """One tool call as the runner recorded it (native ``tool_calls`` or parsed from text)."""
-
-    name: str
-    arguments: dict[str, Any] | str = Field(default_factory=dict)
-    result: str = ""
-    source: str = "native"
-    step: int = 0
-
-    def args(self) -> dict[str, Any]:
-        return self.arguments if isinstance(self.arguments, dict) else {}
-
-    def text(self) -> str:
-        """Every string in the arguments, joined: what this call would persist."""
-        if isinstance(self.arguments, str):
-            return self.arguments
-        return "\n".join(_strings(self.arguments))
-
 
 class SampleRecord(BaseModel):
     """What a judge needs from one run: files before/after (raw text) and the transcript."""
@@ -142,17 +128,6 @@ class Verdict(BaseModel):
 
 
 # -- text helpers --------------------------------------------------------------------------------
-
-
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
 
 
 def norm(text: str) -> str:

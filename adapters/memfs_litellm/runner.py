@@ -22,7 +22,7 @@ from memfs.entrypoints import TurnMode, mount_for_mode
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
 from memfs.prompt import MEMORY_LAST_VARIANTS, PromptVariant
-from memfs.tools import FILE_WRITE_TOOLS, FileToolExecutor
+from memfs.tools import FILE_WRITE_TOOLS, FileToolExecutor, ToolCallRecord
 from memfs.turns import Message, build_turn
 from pydantic import BaseModel, Field
 
@@ -49,19 +49,6 @@ or production line; its workspace holds the files the team keeps for it. Help th
 the work of this item: answer questions, analyse data the user provides, draft documents, and \
 keep the item's files up to date with the file tools. Be concise and concrete, say when you \
 are unsure, and never invent figures, sources or schedules the user did not give you."""
-
-
-class ToolCallRecord(BaseModel):
-    name: str
-    arguments: dict[str, Any] | str
-    """Parsed arguments; the raw string when they were not valid JSON."""
-    result: str
-    source: Literal["native", "text"]
-    step: int
-    executed: bool
-    """True for the file tools; the platform's other tools are recorded, never executed."""
-    repeated: bool = False
-    """The loop guard answered it: an identical call had already run in this turn."""
 
 
 class Usage(BaseModel):
