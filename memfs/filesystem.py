@@ -22,7 +22,7 @@ import io
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import fsspec
@@ -78,6 +78,7 @@ class MemFS(AbstractFileSystem):
         clock: Clock | None = None,
         layout: Layout = PLATFORM,
         credential_guard: bool = True,
+        guarded_paths: frozenset[str] = frozenset(),
         **storage_options: Any,
     ) -> None:
         super().__init__(**storage_options)
@@ -99,6 +100,7 @@ class MemFS(AbstractFileSystem):
         self.clock: Clock = clock or utc_today
         self.layout = layout
         self.credential_guard = credential_guard
+        self.guarded_paths = frozenset(normalize(p) for p in guarded_paths)
 
     def __repr__(self) -> str:
         flags = [
@@ -115,6 +117,7 @@ class MemFS(AbstractFileSystem):
             "clock": self.clock,
             "layout": self.layout,
             "credential_guard": self.credential_guard,
+            "guarded_paths": self.guarded_paths,
         }
         opts.update(changes)
         return type(self)(self.store, **opts)
@@ -127,6 +130,20 @@ class MemFS(AbstractFileSystem):
     def read_only(self) -> MemFS:
         """A read-only mount of the same workspace (what a workflow turn gets)."""
         return self if self.is_read_only else self._sibling(read_only=True)
+
+    def guarding(self, paths: Iterable[str]) -> MemFS:
+        """The same workspace with the credential guard also on ``paths`` (files injected into
+        every turn, such as an app's context files)."""
+        extra = self.guarded_paths | {normalize(p, allow_absolute=True) for p in paths}
+        return self if extra == self.guarded_paths else self._sibling(guarded_paths=extra)
+
+    def is_guarded(self, rel: str) -> bool:
+        """Whether a write to ``rel`` is checked for credentials: anything in the memory area
+        (any extension), the index, and the paths given to :meth:`guarding`."""
+        layout = self.layout
+        return self.credential_guard and (
+            layout.in_memory_area(rel) or layout.is_index(rel) or rel in self.guarded_paths
+        )
 
     def today(self) -> dt.date:
         return self.clock()
@@ -184,12 +201,12 @@ class MemFS(AbstractFileSystem):
     def prepare_write(self, rel: str, data: bytes) -> bytes:
         """What will be stored for ``data`` written to ``rel``: reminders stripped, date stamped.
 
-        Memory files and the index are refused with
-        :class:`~memfs.credentials.CredentialRefusedError` when they look like they hold a
-        credential (they are replayed into every later turn), unless ``credential_guard=False``.
+        A write to a guarded path (:meth:`is_guarded`) is refused with
+        :class:`~memfs.credentials.CredentialRefusedError` when its content or its name looks
+        like it holds a credential: those files are replayed into every later turn.
         """
         is_memory = self.layout.is_memory_file(rel)
-        if self.credential_guard and (is_memory or self.layout.is_index(rel)):
+        if self.is_guarded(rel):
             check_credentials(rel, data)
         if is_memory:
             data = staleness.strip_reminders(data)
@@ -408,6 +425,8 @@ class MemFS(AbstractFileSystem):
     def mkdir(self, path: str, create_parents: bool = True, **kwargs: Any) -> None:
         self._check_writable(path, "create directory")
         rel = self._rel(path)
+        if self.is_guarded(rel):
+            check_credentials(rel, b"")  # a name alone can carry a secret
         if self.store.exists(rel):
             raise errors.already_exists(rel)
         if not create_parents and parent(rel) and not self.store.is_dir(parent(rel)):
@@ -417,6 +436,8 @@ class MemFS(AbstractFileSystem):
     def makedirs(self, path: str, exist_ok: bool = False) -> None:
         self._check_writable(path, "create directory")
         rel = self._rel(path)
+        if self.is_guarded(rel):
+            check_credentials(rel, b"")
         if self.store.exists(rel):
             if exist_ok and self.store.is_dir(rel):
                 return

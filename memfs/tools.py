@@ -317,7 +317,8 @@ class FileToolExecutor:
         write_receipt: bool | None = None,
         index_nudge: bool | None = None,
     ) -> None:
-        self.fs = fs
+        # A context file is replayed into every turn, like memory: it gets the same guard.
+        self.fs = fs if manifest is None else fs.guarding(manifest.context_files or [])
         self.manifest = manifest
 
         def setting(name: str, given: bool | None, default: bool) -> bool:

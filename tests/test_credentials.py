@@ -21,6 +21,8 @@ from memfs.credentials import (
     check_credentials,
     find_credentials,
 )
+from memfs.manifest import AgentManifest
+from memfs.tools import FileToolExecutor
 
 from tests.conftest import TODAY
 
@@ -276,9 +278,7 @@ def test_copy_move_and_upload_into_memory_are_guarded(fs, tmp_path):
     assert fs.exists("notes/deploy.txt")
 
 
-@pytest.mark.parametrize(
-    "path", ["notes/deploy.md", "memory/deploy.txt", "memoryX/deploy.md", "docs/MEMORY.md"]
-)
+@pytest.mark.parametrize("path", ["notes/deploy.md", "memoryX/deploy.md", "docs/MEMORY.md"])
 def test_files_that_are_not_memory_are_not_guarded(fs, path):
     fs.pipe_file(path, SECRET_NOTE.encode())
     assert fs.raw.cat_file(path) == SECRET_NOTE.encode()
@@ -318,3 +318,34 @@ def test_a_memory_path_next_to_a_credential_word_is_not_a_secret() -> None:
     line = "- [不要把憑證或 API key 寫進](memory/line3_prompt_9536.md) — The dashboard lives here"
     assert find_credentials(line) == []
     assert find_credentials("api key: aK9fQ2xL7mN4pR8sT1vW3yZ6") != []
+
+
+# -- the guard's scope: the memory area (any extension), the index, context files, names ------
+
+
+@pytest.mark.parametrize("path", ["memory/deploy.txt", "memory/progress.xml", "memory/a/b.json"])
+def test_every_file_in_the_memory_area_is_guarded(fs, path):
+    with pytest.raises(CredentialRefusedError):
+        fs.pipe_file(path, SECRET_NOTE.encode())
+    assert not fs.exists(path)
+
+
+def test_a_secret_in_a_file_name_is_refused(fs):
+    token = next(w for w in SECRET_NOTE.split() if w.startswith("ghp_"))
+    with pytest.raises(CredentialRefusedError):
+        fs.pipe_file(f"memory/{token}.md", b"---\nname: x\n---\nharmless\n")
+    with pytest.raises(CredentialRefusedError):
+        fs.makedirs(f"memory/{token}", exist_ok=True)
+    assert fs.find("memory") == []
+
+
+def test_manifest_context_files_get_the_guard_through_the_tools(fs):
+    manifest = AgentManifest(context_files=["notes/brief.md"])
+    ex = FileToolExecutor(fs, manifest)
+    out = ex.execute("write_file", {"path": "notes/brief.md", "content": SECRET_NOTE})
+    assert out.startswith("Error: Refused to write 'notes/brief.md'"), out
+    assert not fs.exists("notes/brief.md")
+    # a file no turn is shown stays unguarded
+    assert ex.execute("write_file", {"path": "notes/other.md", "content": SECRET_NOTE}).startswith(
+        "Created"
+    )
