@@ -7,7 +7,9 @@ from memfs.manifest import AgentManifest, AppFunction
 from memfs.prompt import (
     ADDED_RULES,
     APPENDIX_A,
+    MEMORY_LAST_VARIANTS,
     PLATFORM_ADJUSTMENTS,
+    PROMPT_VARIANTS,
     READ_ONLY_RULE,
     appendix_a,
     memory_prompt,
@@ -179,3 +181,13 @@ def test_no_memory_prompt_without_workspace_or_with_memory_off(manifest, variant
 def test_unknown_variant_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="'full' or 'appendix-a-only'"):
         memory_prompt(MEMORY, variant="short")  # type: ignore[arg-type]
+
+
+def test_full_after_tools_has_the_full_text_and_is_marked_to_go_last():
+    assert memory_prompt(MEMORY, variant="full-after-tools") == memory_prompt(MEMORY)
+    assert memory_prompt(MEMORY, variant="full-after-tools", read_only=True) == memory_prompt(
+        MEMORY, read_only=True
+    )
+    assert set(MEMORY_LAST_VARIANTS) == {"full-after-tools"}
+    assert set(PROMPT_VARIANTS) == {"full", "appendix-a-only", "full-after-tools"}
+    assert memory_prompt(AgentManifest(memory=False), variant="full-after-tools") == ""
