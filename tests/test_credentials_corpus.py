@@ -289,7 +289,7 @@ def test_refusal_is_one_readable_error_with_line_kind_preview_and_advice():
     with pytest.raises(CredentialRefusedError) as info:
         check_credentials("memory/staging.md", text)
     msg = str(info.value)
-    assert info.value.strerror.startswith(
+    assert str(info.value.strerror).startswith(
         "Refused to write 'memory/staging.md': it looks like it contains a credential"
     )
     assert "password after a password label on line 2 (Xk… (12 characters))" in msg

@@ -203,4 +203,4 @@ def typed_secret(value: str, *, strong: bool = False) -> bool:
         return len(value) >= 8 and bool(digits or inner_symbol) and (mixed or inner_symbol)
     if digits and len(value) >= 8:
         return True
-    return (inner_symbol or (digits and symbols)) or (mixed and len(value) >= 10)
+    return inner_symbol or bool(digits and symbols) or (mixed and len(value) >= 10)

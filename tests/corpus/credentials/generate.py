@@ -211,7 +211,7 @@ class _Builder:
                 f'"private_key": "{body}\\n"}}\n```'
             )
         if shape == "url":
-            scheme, host = self.pick(
+            scheme, host = self.rng.choice(
                 (
                     ("postgres", "db.internal:5432/prod"),
                     ("mysql", "mysql.internal:3306/mes"),
@@ -359,6 +359,8 @@ class _Builder:
         return template.format_map(_Fresh())
 
     def clean_record(self, i: int) -> dict[str, Any]:
+        pool: tuple[str, ...]
+        tables: tuple[str, ...]
         roll = self.rng.random()
         if roll < 0.38:
             lang, pool, tables = "en", ct.EN, ct.TABLES["en"]
