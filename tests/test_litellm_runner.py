@@ -718,7 +718,11 @@ def test_loop_guard_answers_an_identical_call_without_running_it(fs):
     write = call("write_file", {"path": "memory/user-role.md", "content": NEW_MEMORY})
     model = ScriptedModel([write], [write], [write], "Saved.")
     result = run_turn(
-        model="openai/scripted", fs=fs, manifest=AgentManifest(), user_message=USER, completion=model
+        model="openai/scripted",
+        fs=fs,
+        manifest=AgentManifest(),
+        user_message=USER,
+        completion=model,
     )
     first, second, third = result.tool_calls
     assert first.executed and not first.repeated and first.result.startswith("Created")
@@ -764,7 +768,11 @@ def test_the_index_shown_in_the_context_block_may_be_overwritten_in_the_turn(fs)
     index = INDEX + "- [Role](memory/user-role.md) — process engineer\n"
     model = ScriptedModel([call("write_file", {"path": "MEMORY.md", "content": index})], "Done.")
     result = run_turn(
-        model="openai/scripted", fs=fs, manifest=AgentManifest(), user_message=USER, completion=model
+        model="openai/scripted",
+        fs=fs,
+        manifest=AgentManifest(),
+        user_message=USER,
+        completion=model,
     )
     assert result.tool_calls[0].result.startswith("Overwrote MEMORY.md")
     assert fs.raw.cat_file("MEMORY.md").decode() == index
