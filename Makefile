@@ -39,7 +39,7 @@ docs: uv
 	NO_MKDOCS_2_WARNING=1 $(UV) run --frozen --group docs mkdocs build --strict
 
 # The local CPU model (llama-cpp-python server in its own venv under ~/.cache/memfs); the first
-# install compiles llama.cpp (~8 min on 2 cores), later ones reuse pip's cached wheel.
+# install compiles llama.cpp (~8 min on 2 cores), later ones reuse the wheel it keeps.
 model-install: sync
 	$(UV) run --frozen $(EXTRAS) memfs model install
 	$(UV) run --frozen $(EXTRAS) memfs model start

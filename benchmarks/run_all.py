@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benchmarks import (
     bench_context,
+    bench_credentials,
     bench_crowdout,
     bench_edit,
     bench_index,
@@ -115,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             (("8",), lambda: bench_stats.run(ws)),
             (("9",), lambda: bench_edit.run(ws)),
             (("10",), lambda: [estimator_row()]),
+            (("11", "12"), lambda: bench_credentials.run(ws)),
         ]
         for ids, step in steps:
             if not wanted(*ids):

@@ -70,9 +70,9 @@ class Workspaces:
         """A directory holding the generated store of ``n_files`` memories and its index."""
         d = self.path(f"ws-{n_files}")
         if n_files not in self.generated:
-            # The 10,000-file index trips the credential heuristic on generated names; the
-            # guard is not what is measured here, so fixtures are written without it.
-            fs = MemFS(_PlainWriteStore(d), clock=bench_clock, credential_guard=False)
+            # Written through the credential guard, as an agent's writes are: the generated
+            # store (10,000-file index included) must store without a refusal.
+            fs = MemFS(_PlainWriteStore(d), clock=bench_clock)
             self.generated[n_files] = generate_workspace(fs, n_files)
         return d
 

@@ -1,27 +1,53 @@
-"""The YAML frontmatter block of a memory file: find it, parse it tolerantly, stamp its date.
+"""The YAML frontmatter block of a memory file: find it, read it leniently, date it, stamp it.
 
-Kept separate from the record model because the filesystem needs only these three things on
-its hot path, and must never fail a read or a write because a file's YAML is broken.
+Kept separate from the record model because the filesystem needs only these things on its hot
+path, and must never fail a read or a write because a file's frontmatter is broken.
+
+Reading, in three tiers (:func:`read_frontmatter`):
+
+1. the plain shape memory files use (``key: text`` lines and one ``metadata:`` block) is read
+   without YAML, in microseconds, giving exactly what YAML would;
+2. anything else goes to PyYAML's pure-Python safe loader — never the C loader, whose grammar
+   differs at the edges (``tags: [c:, users]`` loads under one and is an error under the
+   other), so a record does not depend on how PyYAML was installed;
+3. frontmatter that is not YAML at all — Claude Code writes ``description: Cover letter
+   standards: NYC, 1 page`` unquoted, or a value that opens with a quote and goes on after it —
+   is read line by line: each top-level key and each child of a block such as ``metadata:``
+   is parsed on its own, and a part YAML rejects is taken as the text a person reads there.
+   The result says it was read that way (``how == "lines"``) and which lines it could not use.
+
+Dates (:func:`memory_date`) are read with one precedence, documented in :data:`DATE_FIELDS`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import yaml
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """Safe loader that leaves timestamps as text, so a bad date is a bad date, not bad YAML."""
+class _Loader(yaml.SafeLoader):
+    """Safe loader that leaves timestamps as text, so a bad date is a bad date, not bad YAML.
+
+    Pure Python on purpose: libyaml's C loader accepts and rejects different inputs.
+    """
 
 
 _Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+# ``!!binary`` stays its base64 text: frontmatter is text, and bytes do not survive JSON.
+_Loader.add_constructor(
+    "tag:yaml.org,2002:binary",
+    yaml.SafeLoader.construct_yaml_str,  # type: ignore[type-var]
+)
 
 _OPEN = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
@@ -38,28 +64,272 @@ def split_frontmatter(text: str) -> tuple[str, str, str] | None:
     return text[: m.end()], text[m.end() : close.start()], text[close.start() :]
 
 
-@lru_cache(maxsize=4096)
-def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
-    """The frontmatter as a dict, or None when it is not valid YAML or not a mapping.
+# -- a memo bounded in bytes -------------------------------------------------------------------
 
-    Also None when an alias makes two places share one list or mapping: a few lines of
-    ``&a``/``*a`` (an "alias bomb") parse into a small object whose every comparison, copy or
-    validation walks billions of paths, which would hang the write path on a memory file.
-    Cached on the text: the same memory files are read on every turn of an item.
+T = TypeVar("T")
+
+
+class BoundedMemo(Generic[T]):
+    """An LRU memo of a function of one text, bounded in entries *and* in bytes.
+
+    ``functools.lru_cache`` bounds only the number of entries, so 4,096 multi-megabyte
+    frontmatter blocks could all stay in memory. Here each entry weighs ``weight`` times its
+    text's length plus a small overhead (an estimate of the text and of what was parsed from
+    it, in bytes); texts longer than ``max_item_bytes`` are computed but never kept.
     """
+
+    def __init__(
+        self,
+        fn: Callable[[str], T],
+        *,
+        max_entries: int,
+        max_bytes: int,
+        max_item_bytes: int,
+        weight: int = 3,
+    ) -> None:
+        self.__wrapped__ = fn
+        self.__doc__ = fn.__doc__
+        self.max_entries, self.max_bytes, self.max_item_bytes = (
+            max_entries,
+            max_bytes,
+            max_item_bytes,
+        )
+        self._weight = weight
+        self._data: OrderedDict[str, tuple[T, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def __call__(self, text: str) -> T:
+        hit = self._data.get(text)
+        if hit is not None:
+            with self._lock:
+                if text in self._data:
+                    self._data.move_to_end(text)
+            self.hits += 1
+            return hit[0]
+        self.misses += 1
+        value = self.__wrapped__(text)
+        size = (len(text) + 64) * self._weight  # characters as bytes, plus the entry itself
+        if size > self.max_item_bytes * self._weight:
+            return value
+        with self._lock:
+            old = self._data.pop(text, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._data[text] = (value, size)
+            self._bytes += size
+            while self._data and (
+                self._bytes > self.max_bytes or len(self._data) > self.max_entries
+            ):
+                _, (_, dropped) = self._data.popitem(last=False)
+                self._bytes -= dropped
+        return value
+
+    @property
+    def size_bytes(self) -> int:
+        """Bytes the memo holds by its own estimate."""
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def cache_clear(self) -> None:
+        """Forget everything (benchmarks of a fresh process; tests)."""
+        with self._lock:
+            self._data.clear()
+            self._bytes = 0
+            self.hits = self.misses = 0
+
+
+# -- reading the block -------------------------------------------------------------------------
+
+ReadHow = Literal["yaml", "lines", "none"]
+
+
+class FrontmatterRead(NamedTuple):
+    """What :func:`read_frontmatter` made of a frontmatter block."""
+
+    data: dict[Any, Any] | None
+    """The mapping; None when nothing could be read (``how == "none"``)."""
+    how: ReadHow
+    """``yaml`` (valid YAML, possibly through the plain-shape shortcut), ``lines`` (not YAML;
+    read key by key), ``none`` (not a mapping, refused aliases, or nothing readable)."""
+    error: str | None = None
+    """Why it was not read as YAML, in one line; None when it was."""
+    unread: tuple[int, ...] = ()
+    """1-based line numbers in the block that line-by-line reading could not use."""
+
+    @property
+    def dated(self) -> dict[Any, Any] | None:
+        """The mapping to take dates from: YAML, or line-by-line reading that used every line.
+
+        Frontmatter with a line no reader could use gives no date: that line might have been
+        the date, so nothing it leaves is trusted to say how old the memory is.
+        """
+        return self.data if self.how == "yaml" or not self.unread else None
+
+
+def _read_frontmatter(yaml_text: str) -> FrontmatterRead:
     simple = parse_simple_mapping(yaml_text)
     if simple is not None:
-        return simple
+        return FrontmatterRead(simple, "yaml")
     try:
         data = yaml.load(yaml_text, Loader=_Loader)
-    except yaml.YAMLError:
-        return None
-    except (ValueError, TypeError, RecursionError):
-        return None
+    except yaml.YAMLError as e:
+        return _read_lines(yaml_text, _yaml_complaint(e))
+    except (ValueError, TypeError, RecursionError) as e:
+        return FrontmatterRead(None, "none", f"YAML could not be loaded ({type(e).__name__})")
     if data is None:
-        return {}
-    return data if isinstance(data, dict) and not _shares_containers(data) else None
+        return FrontmatterRead({}, "yaml")
+    if not isinstance(data, dict):
+        return FrontmatterRead(None, "none", f"the frontmatter is a {_kind(data)}, not a mapping")
+    if _shares_containers(data):
+        return FrontmatterRead(None, "none", "an alias makes two keys share one list or mapping")
+    return FrontmatterRead(data, "yaml")
 
+
+read_frontmatter = BoundedMemo(
+    _read_frontmatter, max_entries=4096, max_bytes=16 << 20, max_item_bytes=256 << 10
+)
+"""Read a frontmatter block (the text between the fences). Never raises.
+
+Cached on the text, bounded in bytes: the same memory files are read on every turn of an item.
+The returned mapping is shared between callers; copy it before changing it.
+"""
+
+
+def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
+    """The frontmatter as a dict when it is valid YAML and a mapping; otherwise None.
+
+    Strict: frontmatter that only line-by-line reading understands is None here (the date
+    stamp edits only what YAML reads the same way before and after). Also None when an alias
+    makes two places share one list or mapping: a few lines of ``&a``/``*a`` (an "alias
+    bomb") parse into a small object whose every comparison, copy or validation walks
+    billions of paths, which would hang the write path on a memory file.
+    """
+    read = read_frontmatter(yaml_text)
+    return read.data if read.how == "yaml" else None
+
+
+parse_yaml_mapping.cache_clear = read_frontmatter.cache_clear  # type: ignore[attr-defined]
+
+
+def _kind(data: Any) -> str:
+    if isinstance(data, list):
+        return "list"
+    return "text" if isinstance(data, str) else type(data).__name__
+
+
+def _yaml_complaint(e: yaml.YAMLError) -> str:
+    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+    mark = getattr(e, "problem_mark", None)
+    where = f" (line {mark.line + 1})" if mark is not None else ""
+    return f"not valid YAML: {problem}{where}"
+
+
+# A key line: the key up to the first ':' that ends the line or is followed by a blank.
+_KEY_LINE = re.compile(
+    r"(?P<key>[^\s#'\"\[\]{},&*!|>%@`?:-][^:]*?|-[^\s:][^:]*?)"
+    r"[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*"
+)
+_STRUCTURE_START = frozenset("[{&*!|>")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _blankish(line: str) -> bool:
+    s = line.strip()
+    return not s or s.startswith("#")
+
+
+def _yaml_piece(lines: list[str]) -> Any:
+    """YAML of one piece (a key and its children, dedented); raises on anything but a mapping."""
+    data = yaml.load("\n".join(lines) + "\n", Loader=_Loader)
+    if not isinstance(data, dict) or _shares_containers(data):
+        raise ValueError("not a mapping")
+    return data
+
+
+def _read_lines(yaml_text: str, error: str) -> FrontmatterRead:
+    lines = [line.rstrip("\r") for line in yaml_text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    unread: list[int] = []
+    data = _read_block(lines, 1, unread)
+    if not data:
+        return FrontmatterRead(None, "none", error, tuple(unread))
+    return FrontmatterRead(data, "lines", error, tuple(unread))
+
+
+def _read_block(lines: list[str], first_no: int, unread: list[int]) -> dict[Any, Any]:
+    """Read ``lines`` (one indentation level and what hangs under it) key by key."""
+    out: dict[Any, Any] = {}
+    level: int | None = None
+    pieces: list[tuple[int, list[str]]] = []  # (line number, lines) per key at ``level``
+    for no, line in enumerate(lines, first_no):
+        if _blankish(line):
+            if pieces:
+                pieces[-1][1].append(line)
+            continue
+        ind = _indent(line)
+        if "\t" in line[: ind + 1] or (level is not None and ind < level):
+            unread.append(no)  # a tab in the indent, or a line left of the block
+            continue
+        if level is None:
+            level = ind
+        if ind == level:
+            pieces.append((no, [line[level:]]))
+        elif pieces:
+            pieces[-1][1].append(line[level:])
+        else:
+            unread.append(no)
+    for no, piece in pieces:
+        try:
+            out.update(_yaml_piece(piece))
+            continue
+        except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+            pass
+        _read_piece(piece, no, out, unread)
+    return out
+
+
+def _read_piece(piece: list[str], no: int, out: dict[Any, Any], unread: list[int]) -> None:
+    """One key that YAML rejected: its value as text, or its children read key by key."""
+    m = _KEY_LINE.fullmatch(piece[0])
+    if m is None:
+        unread.extend(no + i for i, line in enumerate(piece) if not _blankish(line))
+        return
+    key, value = m.group("key"), m.group("value")
+    rest = piece[1:]
+    if value is None or value == "":
+        children = rest
+        if all(_blankish(line) for line in children):
+            out[key] = None
+        elif children and next(c for c in children if not _blankish(c)).lstrip().startswith("-"):
+            out[key] = [
+                line.strip()[1:].strip() for line in children if line.strip().startswith("-")
+            ]
+        else:
+            out[key] = _read_block(children, no + 1, unread)
+        return
+    if value[0] in _STRUCTURE_START:
+        unread.extend(no + i for i, line in enumerate(piece) if not _blankish(line))
+        return
+    # A plain value may go on over more-indented lines: YAML folds them with one space.
+    text = " ".join([value, *(line.strip() for line in rest if not _blankish(line))])
+    out[key] = _unquoted(text)
+
+
+def _unquoted(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" and text[0] not in text[1:-1]:
+        return text[1:-1]
+    return text
+
+
+# -- the plain shape, without YAML ---------------------------------------------------------------
 
 _KEY = r"[A-Za-z_][A-Za-z0-9_\-]*"
 _TOP_LINE = re.compile(rf"({_KEY}):(?: (.*))?")
@@ -73,11 +343,19 @@ class _Resolver(yaml.resolver.Resolver):
 _Resolver.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
 _resolve = _Resolver().resolve
 _STR = "tag:yaml.org,2002:str"
+_SHORT = 128
+"""Plain scalars up to this long are memoised (keys and types repeat across a store's files)."""
 
 
-@lru_cache(maxsize=8192)  # keys and types repeat across every file of a store
+@lru_cache(maxsize=8192)  # only short values reach it: at most ~8192 x _SHORT characters
 def _is_plain_text(value: str) -> bool:
     """Whether YAML reads the plain scalar ``value`` as a string (not a number, bool, null)."""
+    return _resolve(yaml.ScalarNode, value, (True, False)) == _STR
+
+
+def _plain_text(value: str) -> bool:
+    if len(value) <= _SHORT:
+        return _is_plain_text(value)
     return _resolve(yaml.ScalarNode, value, (True, False)) == _STR
 
 
@@ -86,16 +364,23 @@ _PLAIN_UNSAFE_START = frozenset("-?:,[]{}#&*!|>'\"%@` ")
 
 def _simple_scalar(value: str) -> str | None:
     """``value`` as the string YAML would read, or None unless it is certainly a plain string."""
-    quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
-    if quoted and not any(c in value[1:-1] for c in "\\\"'"):
+    value = value.rstrip(" ")
+    if len(value) >= 2 and value[0] == value[-1] == '"':
         inner = value[1:-1]
+        if "\\" in inner or '"' in inner:
+            return None
+    elif len(value) >= 2 and value[0] == value[-1] == "'":
+        inner = value[1:-1]
+        if "'" in inner:
+            return None
     elif (
         not value
         or value[0] in _PLAIN_UNSAFE_START
-        or value[-1] in " :"
+        or value[-1] == ":"
         or ": " in value
         or " #" in value
-        or not _is_plain_text(value)
+        or "\t#" in value
+        or not (_is_plain_text(value) if len(value) <= _SHORT else _plain_text(value))
     ):
         return None
     else:
@@ -107,10 +392,11 @@ def parse_simple_mapping(yaml_text: str) -> dict[str, Any] | None:
     """Frontmatter in the plain shape memory files use, parsed without YAML; else None.
 
     Memory frontmatter is almost always ``key: text`` lines and one ``metadata:`` block of
-    two-space ``key: text`` children. That subset is read here in a few microseconds, ten times
-    faster than PyYAML's C loader (``memfs stats`` parses every file). Anything else — numbers,
-    booleans, quotes with escapes, comments, flow style, deeper nesting, CRLF — returns None and
-    goes to YAML. A property test checks that whatever this returns equals YAML's result.
+    two-space ``key: text`` children (Claude Code writes ``metadata: `` with a trailing space).
+    That subset is read here in a few microseconds, far faster than any YAML loader
+    (``memfs stats`` parses every file). Anything else — numbers, booleans, quotes with
+    escapes, comments, flow style, deeper nesting, CRLF — returns None and goes to YAML. A
+    property test checks that whatever this returns equals YAML's result.
     """
     out: dict[str, Any] = {}
     parent: dict[str, Any] | None = None
@@ -120,21 +406,28 @@ def parse_simple_mapping(yaml_text: str) -> dict[str, Any] | None:
     for line in lines:
         child = _CHILD_LINE.fullmatch(line) if line.startswith("  ") else None
         if child is not None:
-            if parent is None or not _is_plain_text(child.group(1)):
+            key = child.group(1)
+            if parent is None or not (
+                _is_plain_text(key) if len(key) <= _SHORT else _plain_text(key)
+            ):
                 return None
             text = _simple_scalar(child.group(2)) if child.group(2) is not None else None
             if text is None:
                 return None
-            parent[child.group(1)] = text
+            parent[key] = text
             continue
         top = _TOP_LINE.fullmatch(line)
-        if top is None or not _is_plain_text(top.group(1)):
+        if top is None:
             return None
-        if top.group(2) is None:
+        key = top.group(1)
+        if not (_is_plain_text(key) if len(key) <= _SHORT else _plain_text(key)):
+            return None
+        value = top.group(2)
+        if value is None or not value.strip(" "):
             parent = {}
             out[top.group(1)] = parent
         else:
-            text = _simple_scalar(top.group(2))
+            text = _simple_scalar(value)
             if text is None:
                 return None
             out[top.group(1)] = text
@@ -156,17 +449,80 @@ def _shares_containers(data: Any) -> bool:
     return False
 
 
+# -- dates -----------------------------------------------------------------------------------------
+
+DATE_FIELDS: tuple[tuple[str, str | None, str], ...] = (
+    ("metadata.recorded", "metadata", "recorded"),
+    ("metadata.modified", "metadata", "modified"),
+    ("metadata.updated", "metadata", "updated"),
+    ("modified", None, "modified"),
+    ("updated", None, "updated"),
+    ("metadata.created", "metadata", "created"),
+    ("created", None, "created"),
+)
+"""Where a memory's date is read from, first match wins (``(label, parent key, key)``).
+
+``metadata.recorded`` is what the filesystem stamps on a write, so it comes first; then when
+the file says it was last changed (Claude Code writes ``metadata.modified``, an ISO datetime
+ending in ``Z``; other tools a top-level ``updated:``); then when it was created. A
+``last-accessed:`` date says when a file was read, not when its content was true, and is not
+a date of the memory. A date later than today is never taken (the next field is tried).
+"""
+
+
 def coerce_date(value: Any) -> dt.date | None:
-    """A date from a YAML value: a date, a datetime, or ISO text; anything else is None."""
+    """A date from a YAML value: a date, a datetime, or ISO 8601 text; anything else is None.
+
+    An ISO datetime (``2026-09-08T19:29:56.864Z``, ``2026-09-08 19:29``) gives its date in
+    UTC when it carries an offset, its own date when it does not.
+    """
     if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.UTC)
         return value.date()
     if isinstance(value, dt.date):
         return value
     if isinstance(value, str):
+        text = value.strip()
+        if len(text) < 10:
+            return None
         try:
-            return dt.date.fromisoformat(value.strip()[:10])
+            return (
+                dt.date.fromisoformat(text)
+                if len(text) == 10
+                else coerce_date(dt.datetime.fromisoformat(text))
+            )
         except ValueError:
             return None
+    return None
+
+
+def memory_dates(data: Mapping[Any, Any]) -> list[tuple[str, Any, dt.date | None]]:
+    """Every date field of a frontmatter mapping, in :data:`DATE_FIELDS` order.
+
+    ``(label, value as written, date or None when the value is not a date)``.
+    """
+    out: list[tuple[str, Any, dt.date | None]] = []
+    meta = data.get("metadata")
+    if not isinstance(meta, Mapping):
+        meta = None
+    for label, parent, key in DATE_FIELDS:
+        holder = data if parent is None else meta
+        value = None if holder is None else holder.get(key)
+        if value is not None:
+            out.append((label, value, coerce_date(value)))
+    return out
+
+
+def memory_date(
+    data: Mapping[Any, Any] | None, today: dt.date | None = None
+) -> tuple[str, dt.date] | None:
+    """``(label, date)`` of a memory by :data:`DATE_FIELDS`; dates after ``today`` are skipped."""
+    if not data:
+        return None
+    for label, _, date in memory_dates(data):
+        if date is not None and (today is None or date <= today):
+            return label, date
     return None
 
 
@@ -174,7 +530,7 @@ _OPEN_BYTES = re.compile(rb"\A(?:\xef\xbb\xbf)?---[ \t]*\r?\n")
 _CLOSE_BYTES = re.compile(rb"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
 
 
-def recorded_date_of(raw: bytes) -> dt.date | None:
+def recorded_date_of(raw: bytes, today: dt.date | None = None) -> dt.date | None:
     """:func:`recorded_date` of a file's bytes, decoding only the frontmatter block.
 
     Every memory read asks this; the body can be 30 KB of CJK text whose decoding would cost
@@ -191,22 +547,25 @@ def recorded_date_of(raw: bytes) -> dt.date | None:
         head = raw[: close.end()].decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return recorded_date(head)
+    return recorded_date(head, today)
 
 
-def recorded_date(text: str) -> dt.date | None:
-    """``metadata.recorded`` of a memory file, or None (no frontmatter, bad YAML, no date)."""
+def recorded_date(text: str, today: dt.date | None = None) -> dt.date | None:
+    """The date of a memory file (the staleness reminder's source), or None.
+
+    Read with :data:`DATE_FIELDS`' precedence from frontmatter read as leniently as
+    :func:`read_frontmatter` can (:attr:`FrontmatterRead.dated`); with ``today``, a date after
+    it is never trusted. None when there is no frontmatter, a line of it no reader could use,
+    or no date.
+    """
     parts = split_frontmatter(text)
     if parts is None:
         return None
-    data = parse_yaml_mapping(parts[1])
-    if not data:
-        return None
-    meta = data.get("metadata")
-    if not isinstance(meta, dict):
-        return None
-    return coerce_date(meta.get("recorded"))
+    found = memory_date(read_frontmatter(parts[1]).dated, today)
+    return None if found is None else found[1]
 
+
+# -- the write stamp -------------------------------------------------------------------------------
 
 _METADATA_LINE = re.compile(r"^metadata:[ \t]*(?:#.*)?$")
 _CHILD_INDENT = re.compile(r"^([ \t]+)\S")

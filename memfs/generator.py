@@ -1,11 +1,14 @@
 """A deterministic memory store shaped like the seed's real one (§4.1, §4.3, §4.4(a), §5).
 
-``generate_workspace(fs)`` writes 261 ``memory/*.md`` files and a ``MEMORY.md`` whose figures
+``generate_workspace(fs)`` writes 261 memory files and an index whose figures
 land on the seed's snapshot: sizes min 975 B / median 3,258 B / max 33,159 B; types project 207,
 feedback 45, reference 7, user 1; 46 files without a description; an index of 106 lines and
 ~17.6k characters with 98 hot lines, 8 packed lines folding the cold memories, and 70 orphans
 (files the index does not link); no broken links. Text mixes Traditional Chinese and English,
 as the real store does. ``n_files`` scales every count by the same proportions.
+
+Where the files go follows ``fs.layout``: the platform's ``memory/*.md`` and a root
+``MEMORY.md`` linking ``memory/x.md``, or Claude Code's index beside the files linking ``x.md``.
 
 Everything comes from ``random.Random(seed)`` and the filesystem's clock, so the same
 arguments give the same bytes. Files are written through the :class:`~memfs.MemFS` passed in;
@@ -23,7 +26,7 @@ from statistics import NormalDist
 from pydantic import BaseModel, Field
 
 from memfs.filesystem import MemFS
-from memfs.layout import INDEX_FILE
+from memfs.layout import INDEX_NAME
 
 # The seed's snapshot (2026-07-26, second measurement), the shape every scale keeps.
 SEED_FILES = 261
@@ -99,7 +102,7 @@ class GeneratedWorkspace(BaseModel):
     seed: int
     today: dt.date
     memory_paths: list[str]
-    index_path: str = INDEX_FILE
+    index_path: str = INDEX_NAME
     hot_paths: list[str]
     cold_paths: list[str]
     orphan_paths: list[str]
@@ -262,7 +265,8 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
     rng = random.Random(seed)
     today = fs.today()
     names = _names(n_files, rng)
-    paths = [f"{fs.memory_dir}/{n}.md" for n in names]
+    layout = fs.layout
+    paths = [layout.memory_path(n) for n in names]
     types_count = _type_counts(n_files)
     types: list[str | None] = [t for t, c in types_count.items() for _ in range(c)]
     types += [None] * (n_files - len(types))
@@ -301,7 +305,7 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
         for g, members in enumerate(groups):
             links = []
             for m in members:
-                link_path = paths[m]
+                link_path = layout.link_for(paths[m])
                 title_len = max(2, SEED_COLD_COST - 4 - len(link_path) + rng.randint(-4, 4))
                 title = _text_of_length(rng, title_len, INDEX_ZH).rstrip("。. ")
                 links.append(f"[{title}]({link_path})")
@@ -316,7 +320,7 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
     carry = 0  # characters earlier lines fell short of their target (cuts land on word ends)
     for k, m in enumerate(hot):
         title = _title(rng, rng.randint(8, 24), INDEX_ZH)
-        head = f"- [{title}]({paths[m]}) — "
+        head = f"- [{title}]({layout.link_for(paths[m])}) — "
         want = round(hot_avg) + (18 if k % 2 else -18) + carry
         line = head + _text_of_length(rng, max(10, want - len(head)), INDEX_ZH)
         carry = want - len(line)
@@ -329,13 +333,14 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
     elif hot_lines and diff < 0:
         hot_lines[-1] = hot_lines[-1][: max(len(hot_lines[-1]) + diff, 10)]
     index_text = "\n".join(hot_lines + packed) + "\n"
-    fs.pipe_file(INDEX_FILE, index_text.encode("utf-8"))
+    fs.pipe_file(layout.index_path, index_text.encode("utf-8"))
 
     return GeneratedWorkspace(
         n_files=n_files,
         seed=seed,
         today=today,
         memory_paths=paths,
+        index_path=layout.index_path,
         hot_paths=[paths[i] for i in hot],
         cold_paths=[paths[i] for i in cold],
         orphan_paths=[paths[i] for i in orphans],

@@ -1,34 +1,67 @@
-"""The ``MEMORY.md`` index (seed §3.2, §4.3): parse it, never rewrite it.
+"""The ``MEMORY.md`` index: parse it, never rewrite it.
 
 An index grows two tiers on its own: *hot* memories get a line each
 (``- [Title](memory/x.md) — hook``) and *cold* ones are folded several to a line to save
-context (a *packed* line). Packed lines come in whatever shape the agent chose; what they share
-is several links on one line, so that is what is recognised: two or more markdown links, or
-two or more bare ``*.md`` names, or ``[[wikilinks]]``. Everything else (headings, prose,
-external links) is kept as an *other* line.
+context (a *packed* line). Lines come in whatever shape the agent chose, so one rule decides:
 
-Links resolve relative to the index file's own directory. The index is never derived from
-frontmatter and never repaired here (§5): this module only reads it.
+* a line's **references** are its markdown links ``[title](target)``, its ``[[wikilinks]]``
+  and the bare file names on it (``x.md``, ``memory/x.md``, also inside backticks);
+* a reference is a **memory reference** when it names a memory file of the layout: a link or
+  bare name resolves relative to the index's directory, a target that is a plain file name
+  (``x.md``, no directory) names the memory of that name wherever the layout keeps memories,
+  and a wikilink names a memory by name (:meth:`Layout.memory_path`);
+* two or more distinct memory references on a line make it a **packed** line; exactly one
+  makes it an **entry**, and the text after that reference is its hook; none makes it an
+  *other* line (headings, prose, links to code or to the web). A second memory named in a hook
+  ("see also memory/b.md") therefore counts as linked, and a table row that points at one
+  memory beside a source file is an entry, not a fold of cold memories.
+
+Without a layout (``layout=None`` and an ``index_path`` given) every local link and bare
+markdown name counts as a memory reference, resolved relative to the index.
+
+The index is never derived from frontmatter and never repaired here: this module only reads it.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from typing import Literal, NamedTuple
 from urllib.parse import unquote
 
 from pydantic import BaseModel, Field
+
+from memfs.layout import INDEX_NAME, PLATFORM, Layout
 
 # [title](target) — titles may hold nested brackets one level deep; targets may be <wrapped>.
 _MD_LINK = re.compile(
     r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(<[^>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)"
     r"(?:\s+\"[^\"\n]*\")?\s*\)"
 )
+MARKDOWN_LINK = _MD_LINK
+"""An inline markdown link; group 1 is its text, group 2 its target as written."""
 _WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _BARE_MD = re.compile(r"(?<![\w/(\[.-])((?:[\w.-]+/)*[\w.-]+\.md)\b(?![\w/(])")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HOOK_SEP = re.compile(r"^\s*(?:—|–|--|-|:|：|·|\|)\s*")
+
+RefKind = Literal["link", "wikilink", "bare"]
+
+
+class IndexRef(NamedTuple):
+    """One reference on an index line."""
+
+    kind: RefKind
+    title: str
+    """The link's text, the wikilink's label or name; empty for a bare name."""
+    target: str
+    """As written (a wikilink with its brackets)."""
+    path: str
+    """The target resolved against the index's directory (a wikilink: the memory it names)."""
+    memory_path: str | None
+    """The memory file it names, or None when it is not a memory reference."""
+    start: int
+    end: int
 
 
 class IndexEntry(BaseModel):
@@ -43,6 +76,9 @@ class IndexEntry(BaseModel):
     """The link resolved against the index's directory (a workspace path)."""
     hook: str
     text: str
+    memory_path: str = ""
+    """The memory file the line names (``path``, or where a plain file name puts it)."""
+    refs: list[IndexRef] = Field(default_factory=list)
 
 
 class PackedLine(BaseModel):
@@ -52,6 +88,8 @@ class PackedLine(BaseModel):
     text: str
     paths: list[str]
     titles: list[str]
+    memory_paths: list[str] = Field(default_factory=list)
+    refs: list[IndexRef] = Field(default_factory=list)
 
 
 class OtherLine(BaseModel):
@@ -60,7 +98,7 @@ class OtherLine(BaseModel):
 
 
 class MemoryIndex(BaseModel):
-    index_path: str = "MEMORY.md"
+    index_path: str = INDEX_NAME
     entries: list[IndexEntry] = Field(default_factory=list)
     packed: list[PackedLine] = Field(default_factory=list)
     other: list[OtherLine] = Field(default_factory=list)
@@ -68,20 +106,33 @@ class MemoryIndex(BaseModel):
     char_count: int = 0
 
     def linked_paths(self) -> set[str]:
-        """Every workspace path the index links to, from entries and packed lines."""
-        paths = {e.path for e in self.entries}
+        """Every memory file the index names, from entries and packed lines."""
+        paths = {e.memory_path or e.path for e in self.entries}
         for p in self.packed:
-            paths.update(p.paths)
+            paths.update(p.memory_paths or p.paths)
         return paths
+
+    def refs(self) -> list[tuple[int, IndexRef]]:
+        """``(line, reference)`` for every memory reference, in order."""
+        out: list[tuple[int, IndexRef]] = []
+        for e in self.entries:
+            out += [(e.line, r) for r in e.refs if r.memory_path is not None]
+        for p in self.packed:
+            out += [(p.line, r) for r in p.refs if r.memory_path is not None]
+        return sorted(out, key=lambda x: (x[0], x[1].start))
 
     @property
     def folded_count(self) -> int:
         """How many memories the packed lines fold (distinct paths)."""
-        return len({p for line in self.packed for p in line.paths})
+        return len({p for line in self.packed for p in (line.memory_paths or line.paths)})
 
 
-def resolve_link(target: str, index_path: str = "MEMORY.md") -> str | None:
+def resolve_link(target: str, index_path: str = INDEX_NAME) -> str | None:
     """Workspace path of a link in the index, or None for external links and anchors."""
+    return _resolve(target, posixpath.dirname(index_path.strip("/")))
+
+
+def _resolve(target: str, base: str) -> str | None:
     t = target.strip()
     if t.startswith("<") and t.endswith(">"):
         t = t[1:-1].strip()
@@ -90,75 +141,159 @@ def resolve_link(target: str, index_path: str = "MEMORY.md") -> str | None:
     t = unquote(t.split("#", 1)[0].split("?", 1)[0])
     if not t:
         return None
-    base = posixpath.dirname(index_path.strip("/"))
-    joined = t.lstrip("/") if t.startswith("/") else posixpath.join(base, t)
+    joined = t.lstrip("/") if t.startswith("/") else (f"{base}/{t}" if base else t)
     norm = posixpath.normpath(joined)
     return "" if norm == "." else norm
 
 
-def _wikilink_path(name: str, index_path: str) -> str:
-    name = name.strip()
-    if not name.endswith(".md"):
-        name += ".md"
-    # A wikilink names a memory, and memories live under memory/ beside the index.
-    base = posixpath.dirname(index_path.strip("/"))
-    return posixpath.normpath(posixpath.join(base, "memory", name))
+def _plain_name(target: str) -> str | None:
+    """The file name when ``target`` is a plain markdown file name (no directory), else None."""
+    t = target.strip()
+    if t.startswith("<") and t.endswith(">"):
+        t = t[1:-1].strip()
+    t = unquote(t.split("#", 1)[0].split("?", 1)[0])
+    return t if t.endswith(".md") and "/" not in t and t not in (".md", INDEX_NAME) else None
 
 
-def _links(line: str, index_path: str) -> list[tuple[str, str, str, int, int]]:
-    """(title, target, path, start, end) of local links on ``line``."""
-    found: list[tuple[str, str, str, int, int]] = []
-    for m in _MD_LINK.finditer(line):
-        path = resolve_link(m.group(2), index_path)
-        if path:
-            found.append((m.group(1).strip(), m.group(2), path, m.start(), m.end()))
-    for m in _WIKILINK.finditer(line):
-        if any(s <= m.start() < e for *_, s, e in found):
-            continue
-        title = (m.group(2) or m.group(1)).strip()
-        found.append(
-            (title, m.group(0), _wikilink_path(m.group(1), index_path), m.start(), m.end())
-        )
-    found.sort(key=lambda f: f[3])
-    return found
+class _Resolver:
+    """Memory references for one index: its path and (optionally) the layout it lives in."""
+
+    def __init__(self, index_path: str, layout: Layout | None) -> None:
+        self.index_path = index_path
+        self.base = posixpath.dirname(index_path)
+        self.layout = layout
+
+    def memory_of(self, target: str, path: str) -> str | None:
+        if path.startswith("../") or path in ("", ".."):
+            return None  # leaves the workspace
+        layout = self.layout
+        if layout is None:
+            return path if path != self.index_path else None
+        if layout.is_memory_file(path):
+            return path
+        name = _plain_name(target)
+        if name is not None and not layout.in_memory_area(path):
+            return layout.memory_path(name)
+        return None
+
+    def wikilink(self, name: str) -> str:
+        if self.layout is not None:
+            return self.layout.memory_path(name)
+        name = name.strip()
+        if not name.endswith(".md"):
+            name += ".md"
+        base = posixpath.dirname(self.index_path)
+        # No layout: a root index keeps memories under memory/, any other one beside itself.
+        return posixpath.normpath(posixpath.join(base or PLATFORM.memory_dir, name))
+
+    def refs(self, line: str) -> list[IndexRef]:
+        found: list[IndexRef] = []
+        spans: list[tuple[int, int]] = []
+        for m in _MD_LINK.finditer(line):
+            spans.append((m.start(), m.end()))
+            path = _resolve(m.group(2), self.base)
+            if path:
+                found.append(
+                    IndexRef(
+                        kind="link",
+                        title=m.group(1).strip(),
+                        target=m.group(2),
+                        path=path,
+                        memory_path=self.memory_of(m.group(2), path),
+                        start=m.start(),
+                        end=m.end(),
+                    )
+                )
+        if "[[" in line:
+            for m in _WIKILINK.finditer(line):
+                if any(s <= m.start() < e for s, e in spans):
+                    continue
+                spans.append((m.start(), m.end()))
+                path = self.wikilink(m.group(1))
+                found.append(
+                    IndexRef(
+                        kind="wikilink",
+                        title=(m.group(2) or m.group(1)).strip(),
+                        target=m.group(0),
+                        path=path,
+                        memory_path=path,
+                        start=m.start(),
+                        end=m.end(),
+                    )
+                )
+        # Bare names: only when ".md" occurs outside the links already found (the common
+        # index line has its one ".md" inside its link).
+        if line.count(".md") > sum(line.count(".md", s, e) for s, e in spans):
+            rest = line
+            for s, e in spans:
+                rest = rest[:s] + " " * (e - s) + rest[e:]
+            for m in _BARE_MD.finditer(rest):
+                path = _resolve(m.group(1), self.base)
+                if path:
+                    found.append(
+                        IndexRef(
+                            kind="bare",
+                            title="",
+                            target=m.group(1),
+                            path=path,
+                            memory_path=self.memory_of(m.group(1), path),
+                            start=m.start(),
+                            end=m.end(),
+                        )
+                    )
+        if len(found) > 1:
+            found.sort(key=lambda r: r.start)
+        return found
 
 
-def _bare_names(line: str, index_path: str) -> list[str]:
-    stripped = _MD_LINK.sub(" ", line)
-    out: list[str] = []
-    for m in _BARE_MD.finditer(stripped):
-        path = resolve_link(m.group(1), index_path)
-        if path:
-            out.append(path)
-    return out
+def parse_index(
+    text: str, index_path: str | None = None, *, layout: Layout | None = None
+) -> MemoryIndex:
+    """Split an index into entries, packed lines and other lines. Never raises for text.
 
-
-def parse_index(text: str, index_path: str = "MEMORY.md") -> MemoryIndex:
-    """Split ``MEMORY.md`` into entries, packed lines and other lines. Never raises for text."""
-    index = MemoryIndex(index_path=index_path, char_count=len(text))
+    ``layout`` decides what a memory reference is; ``index_path`` defaults to the layout's.
+    With neither, the platform layout. With only ``index_path``, no layout (see the module).
+    """
+    if layout is None and index_path is None:
+        layout = PLATFORM
+    where = index_path if index_path is not None else layout.index_path  # type: ignore[union-attr]
+    where = where.strip("/")
+    resolver = _Resolver(where, layout)
+    index = MemoryIndex(index_path=where, char_count=len(text))
     lines = text.splitlines()
     index.line_count = len(lines)
     for no, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        links = _links(raw, index_path)
-        if len(links) >= 2:
-            paths = list(dict.fromkeys(p for _, _, p, _, _ in links))
-            if len(paths) >= 2:
-                index.packed.append(
-                    PackedLine(line=no, text=raw, paths=paths, titles=[t for t, *_ in links])
+        refs = resolver.refs(raw)
+        memory = [r for r in refs if r.memory_path is not None]
+        distinct = list(dict.fromkeys(r.memory_path for r in memory if r.memory_path))
+        if len(distinct) >= 2:
+            index.packed.append(
+                PackedLine.model_construct(
+                    line=no,
+                    text=raw,
+                    paths=list(dict.fromkeys(r.path for r in memory)),
+                    titles=[r.title for r in memory if r.kind != "bare"],
+                    memory_paths=distinct,
+                    refs=refs,
                 )
-                continue
-        if links:
-            title, target, path, _, end = links[0]
-            hook = _HOOK_SEP.sub("", raw[end:], count=1).strip()
-            index.entries.append(
-                IndexEntry(line=no, title=title, target=target, path=path, hook=hook, text=raw)
             )
-            continue
-        bare = list(dict.fromkeys(_bare_names(raw, index_path)))
-        if len(bare) >= 2 and _BULLET.match(raw):
-            index.packed.append(PackedLine(line=no, text=raw, paths=bare, titles=[]))
-            continue
-        index.other.append(OtherLine(line=no, text=raw))
+        elif memory:
+            first = memory[0]
+            hook = _HOOK_SEP.sub("", raw[first.end :], count=1).strip()
+            index.entries.append(
+                IndexEntry.model_construct(
+                    line=no,
+                    title=first.title or first.target,
+                    target=first.target,
+                    path=first.path,
+                    hook=hook,
+                    text=raw,
+                    memory_path=distinct[0],
+                    refs=refs,
+                )
+            )
+        else:
+            index.other.append(OtherLine.model_construct(line=no, text=raw))
     return index

@@ -10,12 +10,14 @@ Two layouts are first class:
   repository's ``.claude/memory/``).
 
 Every rule that asks "is this a memory file?" or "where is the index?" asks a :class:`Layout`;
-nothing else spells those paths out.
+nothing else spells those paths out. :func:`detect_layout` tells from a workspace's file list
+which layout it is in, and says why.
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,6 +29,11 @@ INDEX_NAME = "MEMORY.md"
 MEMORY_SUFFIX = ".md"
 
 LayoutKind = Literal["platform", "claude-code"]
+LAYOUT_CHOICES: tuple[str, ...] = ("auto", "platform", "claude-code")
+"""What ``--layout`` accepts: ``auto`` detects (:func:`detect_layout`)."""
+
+CLAUDE_CODE_REPO_DIR = ".claude/memory"
+"""Where a repository keeps Claude Code memory (``<repo>/.claude/memory/``)."""
 
 
 @dataclass(frozen=True)
@@ -91,3 +98,111 @@ PLATFORM = Layout.platform()
 
 INDEX_FILE = PLATFORM.index_path
 MEMORY_DIR = PLATFORM.memory_dir
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A layout and, in one sentence, why it was chosen."""
+
+    layout: Layout
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.layout.describe()} ({self.reason})"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def _claude_code_index(files: set[str]) -> str | None:
+    """The index of a Claude Code memory directory below the root: ``.claude/memory/`` first,
+    then the shallowest other ``*/MEMORY.md``."""
+    nested = sorted(
+        (p for p in files if p.endswith("/" + INDEX_NAME)), key=lambda p: (p.count("/"), p)
+    )
+    preferred = f"{CLAUDE_CODE_REPO_DIR}/{INDEX_NAME}"
+    if preferred in files:
+        return preferred
+    return nested[0] if nested else None
+
+
+def detect_layout(paths: Iterable[str]) -> Detection:
+    """The layout of a workspace holding ``paths`` (workspace file paths), and why.
+
+    Decided from the file list alone, in this order:
+
+    1. ``MEMORY.md`` at the root with markdown files under ``memory/``: **platform**.
+    2. ``MEMORY.md`` at the root with other markdown files beside it and none under
+       ``memory/``: **claude-code** with the root as the memory directory (a
+       ``~/.claude/projects/<p>/memory/`` directory opened as it is).
+    3. No ``MEMORY.md`` at the root but one below it: **claude-code** in that directory —
+       ``.claude/memory/`` when it has one (a repository), else the shallowest (so a store
+       moved to ``memory/MEMORY.md`` is read as Claude Code's, not as an index-less platform).
+    4. No index anywhere: markdown under ``.claude/memory/`` (and none under ``memory/``) is
+       **claude-code** there; anything else is **platform**, the default (a new workspace).
+
+    A lone root ``MEMORY.md`` with no memory files yet is the platform layout.
+    """
+    files = {p for p in paths if p}
+    platform_files = [p for p in files if PLATFORM.is_memory_file(p)]
+    if INDEX_NAME in files:
+        if platform_files:
+            return Detection(
+                PLATFORM,
+                f"{INDEX_NAME} at the root and {_count(len(platform_files), 'markdown file')} "
+                f"under {PLATFORM.memory_dir}/",
+            )
+        beside = [p for p in files if "/" not in p and p.endswith(MEMORY_SUFFIX)]
+        beside.remove(INDEX_NAME)
+        if beside:
+            return Detection(
+                Layout.claude_code(""),
+                f"{INDEX_NAME} beside {_count(len(beside), 'markdown file')} at the root and "
+                f"no {PLATFORM.memory_dir}/ folder",
+            )
+        return Detection(PLATFORM, f"{INDEX_NAME} at the root and no memory files yet")
+    index = _claude_code_index(files)
+    if index is not None:
+        layout = Layout.claude_code(posixpath.dirname(index))
+        n = sum(layout.is_memory_file(p) for p in files)
+        return Detection(
+            layout,
+            f"{index} beside {_count(n, 'markdown file')}, no {INDEX_NAME} at the root",
+        )
+    nested = Layout.claude_code(CLAUDE_CODE_REPO_DIR)
+    nested_files = [p for p in files if nested.is_memory_file(p)]
+    if nested_files and not platform_files:
+        return Detection(
+            nested,
+            f"{_count(len(nested_files), 'markdown file')} under {CLAUDE_CODE_REPO_DIR}/ and "
+            "no index yet",
+        )
+    if platform_files:
+        return Detection(
+            PLATFORM,
+            f"{_count(len(platform_files), 'markdown file')} under {PLATFORM.memory_dir}/ "
+            f"and no {INDEX_NAME} yet",
+        )
+    return Detection(PLATFORM, "no index and no memory files: the default")
+
+
+def resolve_layout(choice: str, paths: Iterable[str]) -> Detection:
+    """The layout ``--layout CHOICE`` means for a workspace holding ``paths``.
+
+    ``auto`` detects; ``platform`` is the platform layout; ``claude-code`` is Claude Code's,
+    in the directory :func:`detect_layout` would find for it (the root when there is none).
+    """
+    if choice == "platform":
+        return Detection(PLATFORM, "chosen with --layout platform")
+    files = [p for p in paths if p]
+    if choice == "claude-code":
+        found = detect_layout(files)
+        if found.layout.kind == "claude-code":
+            return Detection(found.layout, f"chosen with --layout claude-code; {found.reason}")
+        index = None if INDEX_NAME in files else _claude_code_index(set(files))
+        where = posixpath.dirname(index) if index is not None else ""
+        return Detection(Layout.claude_code(where), "chosen with --layout claude-code")
+    if choice == "auto":
+        return detect_layout(files)
+    raise ValueError(f"Unknown layout {choice!r}; use one of {', '.join(LAYOUT_CHOICES)}.")

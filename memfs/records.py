@@ -1,12 +1,16 @@
-"""Memory records: one ``memory/*.md`` file as a pydantic model, parsed tolerantly.
+"""Memory records: one memory file as a pydantic model, parsed tolerantly.
 
-Real stores drift from the spec (seed §4.6): kebab and snake names side by side, files with no
-description, ``node_type`` / ``originSessionId`` keys, a top-level ``type`` from an older
-format, YAML that no longer parses. None of that is an error here: every input yields a
-:class:`MemoryRecord` plus a list of ``findings`` that say what drifted, so a report can count
-it and a reader can still use the file.
+Real stores drift from the spec: kebab and snake names side by side, human titles as names,
+files with no description, ``node_type`` / ``originSessionId`` keys, a top-level ``type`` from
+an older format, frontmatter that is not YAML at all (Claude Code writes ``description: a: b``
+unquoted), dates in ``metadata.modified`` or ``created:`` rather than ``metadata.recorded``.
+None of that is an error here: every input yields a :class:`MemoryRecord` plus ``issues``
+that say what drifted, each with a ``kind`` and whether it is *drift* (something a reader of
+the store should fix: no description, unreadable frontmatter, an unknown type, a bad date) or
+a *note* (a name written as a title, the older top-level ``type``) — so a report that counts
+"files with findings" counts what means something.
 
-The frontmatter block is found with :mod:`memfs.frontmatter_block`, the same code the
+The frontmatter block is read with :mod:`memfs.frontmatter_block`, the same code the
 filesystem uses to decide staleness, so a record and the reminder never disagree about a date.
 A changed record is written back through python-frontmatter's YAML handler (block style,
 keys in the file's order); an unchanged one dumps to its original text byte for byte.
@@ -23,7 +27,13 @@ from typing import Any, Literal
 from frontmatter.default_handlers import YAMLHandler
 from pydantic import BaseModel, Field, PrivateAttr
 
-from memfs.frontmatter_block import coerce_date, parse_yaml_mapping, split_frontmatter
+from memfs.frontmatter_block import (
+    ReadHow,
+    coerce_date,
+    memory_dates,
+    read_frontmatter,
+    split_frontmatter,
+)
 
 MemoryType = Literal["user", "feedback", "project", "reference"]
 MEMORY_TYPES: tuple[str, ...] = ("user", "feedback", "project", "reference")
@@ -38,6 +48,69 @@ _WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\
 _YAML = YAMLHandler()
 _KNOWN_TOP = ("name", "description", "metadata")
 _KNOWN_META = ("type", "recorded")
+
+FindingKind = Literal[
+    "encoding",
+    "no-frontmatter",
+    "unparseable",
+    "not-yaml",
+    "no-name",
+    "no-description",
+    "metadata-not-mapping",
+    "top-level-type",
+    "no-type",
+    "unknown-type",
+    "bad-date",
+    "non-text-keys",
+    "name-style",
+]
+NOTE_KINDS: frozenset[str] = frozenset({"name-style", "top-level-type"})
+"""Findings that describe a file without saying anything is wrong with it: a name written as a
+title (most real Claude Code names are) or in CamelCase, the older top-level ``type``."""
+
+
+class Finding(BaseModel):
+    """One thing a parse noticed about a file."""
+
+    kind: FindingKind
+    message: str
+    """Starts with the file's path; says what is off and, where it helps, what was done."""
+
+    @property
+    def drift(self) -> bool:
+        """Whether it is worth fixing (counted as a finding), not just a note."""
+        return self.kind not in NOTE_KINDS
+
+
+_PLAIN_NAME = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
+_TYPE_PREFIXES = tuple(f"{t}_" for t in MEMORY_TYPES)
+
+
+def _name_key(name: str) -> tuple[str, str] | None:
+    """``(key, key without a type prefix)`` of a name; None when nothing is left of it."""
+    base = name.strip().rsplit("/", 1)[-1]
+    base = base[:-3] if base[-3:].lower() == ".md" else base
+    if _PLAIN_NAME.fullmatch(base):  # most names: no case, spaces or runs to fold
+        key = base.replace("-", "_")
+    else:
+        key = re.sub(r"[\s_-]+", "_", base.casefold()).strip("_")
+        if not key:
+            return None
+    if key.startswith(_TYPE_PREFIXES):
+        short = key.split("_", 1)[1]
+        return key, short or key
+    return key, key
+
+
+def name_keys(name: str) -> frozenset[str]:
+    """The spellings under which ``name`` (a file name, a stem, a title, a wikilink) matches.
+
+    Case, ``-``, ``_`` and spaces fold together, and a leading type prefix may be dropped:
+    ``[[project-contracts]]``, ``[[contracts]]``, ``project_contracts.md`` and
+    ``Project Contracts`` all share a key.
+    """
+    keys = _name_key(name)
+    return frozenset(keys) if keys else frozenset()
 
 
 def name_style(name: str) -> NameStyle:
@@ -76,12 +149,27 @@ class MemoryRecord(BaseModel):
     links: list[str] = Field(default_factory=list)
     """``[[wikilink]]`` targets in the body."""
     has_frontmatter: bool = False
-    findings: list[str] = Field(default_factory=list)
+    frontmatter_read: ReadHow | None = None
+    """How the frontmatter was read (``yaml``, ``lines`` or ``none``); None without one."""
+    dates: dict[str, dt.date] = Field(default_factory=dict)
+    """Every readable date field (``metadata.modified``, ``created``, …) in precedence order."""
+    issues: list[Finding] = Field(default_factory=list)
+
+    @property
+    def findings(self) -> list[str]:
+        """The messages of every issue, drift and notes alike, in the order found."""
+        return [i.message for i in self.issues]
+
+    @property
+    def drift(self) -> list[Finding]:
+        """The issues worth fixing (not notes)."""
+        return [i for i in self.issues if i.drift]
 
     _original: str | None = PrivateAttr(default=None)
     _snapshot: dict[str, Any] | None = PrivateAttr(default=None)
     _key_order: list[str] = PrivateAttr(default_factory=list)
     _type_at_top: bool = PrivateAttr(default=False)
+    _unread: tuple[int, ...] = PrivateAttr(default=())
 
     @property
     def name_style(self) -> NameStyle:
@@ -91,9 +179,17 @@ class MemoryRecord(BaseModel):
     def known_type(self) -> bool:
         return self.type in MEMORY_TYPES
 
+    def date(self, today: dt.date | None = None) -> tuple[str, dt.date] | None:
+        """``(field, date)`` by the date precedence; a date after ``today`` is never taken."""
+        for label, date in self.dates.items():
+            if today is None or date <= today:
+                return label, date
+        return None
+
     def age_days(self, today: dt.date) -> int | None:
-        """Days since ``recorded``, or None when the file carries no usable date."""
-        return None if self.recorded is None else (today - self.recorded).days
+        """Days since the memory's date, or None when it carries no usable date."""
+        found = self.date(today)
+        return None if found is None else (today - found[1]).days
 
     def _editable(self) -> dict[str, Any]:
         return self.model_dump(
@@ -129,9 +225,18 @@ class MemoryRecord(BaseModel):
         return {k: values[k] for k in order}
 
     def dumps(self) -> str:
-        """The file text: the original bytes when nothing changed, else re-serialised YAML."""
+        """The file text: the original bytes when nothing changed, else re-serialised YAML.
+
+        A changed record whose frontmatter had lines no reader could use is refused
+        (ValueError): writing it back would drop them.
+        """
         if self._original is not None and self._snapshot == self._editable():
             return self._original
+        if self._unread:
+            raise ValueError(
+                f"{self.path or '<memory>'}: its frontmatter has lines that could not be read "
+                f"(lines {', '.join(map(str, self._unread))}); edit the file's text instead."
+            )
         head = _YAML.export(self.frontmatter_dict(), sort_keys=False, allow_unicode=True)
         return f"---\n{head.rstrip()}\n---\n{self.body}"
 
@@ -142,80 +247,101 @@ def _stem(path: str) -> str:
 
 
 def parse_memory(data: str | bytes, path: str = "") -> MemoryRecord:
-    """Parse one memory file. Never raises for content: what drifted lands in ``findings``."""
-    findings: list[str] = []
+    """Parse one memory file. Never raises for content: what drifted lands in ``issues``."""
+    issues: list[Finding] = []
     where = path or "<memory>"
+
+    def note(kind: FindingKind, message: str) -> None:
+        issues.append(Finding(kind=kind, message=f"{where}: {message}"))
+
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = data.decode("utf-8", errors="replace")
-            findings.append(f"{where}: not valid UTF-8; undecodable bytes were replaced")
+            note("encoding", "not valid UTF-8; undecodable bytes were replaced")
     else:
         text = data
     text_nobom = text[1:] if text.startswith("\ufeff") else text
 
-    meta_map: dict[str, Any] | None = None
+    meta_map: dict[Any, Any] | None = None
+    dated: dict[Any, Any] | None = None
     body = text_nobom
     has_fm = False
+    how: ReadHow | None = None
+    unread: tuple[int, ...] = ()
     parts = split_frontmatter(text)
     if parts is None:
-        findings.append(f"{where}: no YAML frontmatter; name taken from the file name")
+        note("no-frontmatter", "no YAML frontmatter; name taken from the file name")
     else:
         has_fm = True
         _, head, rest = parts
         # rest starts at the closing fence line; the body is what follows it.
         nl = rest.find("\n")
         body = "" if nl < 0 else rest[nl + 1 :]
-        meta_map = parse_yaml_mapping(head)
-        if meta_map is None:
-            findings.append(
-                f"{where}: frontmatter is not a valid YAML mapping; fields could not be read"
+        read = read_frontmatter(head)
+        meta_map, how, unread = read.data, read.how, read.unread
+        dated = read.dated
+        if how == "none":
+            note(
+                "unparseable",
+                f"frontmatter is not a valid YAML mapping ({read.error}); fields could not be read",
             )
+        elif how == "lines":
+            skipped = (
+                f"; lines {', '.join(map(str, unread))} could not be read, so no date is trusted"
+                if unread
+                else ""
+            )
+            note("not-yaml", f"frontmatter is {read.error}; read line by line{skipped}")
 
-    fm: dict[str, Any] = dict(meta_map or {})
+    fm: dict[Any, Any] = dict(meta_map or {})
     raw_name = fm.get("name")
     if isinstance(raw_name, str) and raw_name.strip():
         name = raw_name.strip()
     else:
         name = _stem(path) if path else ""
         if has_fm and meta_map is not None:
-            findings.append(f"{where}: no 'name' in frontmatter; using the file name {name!r}")
+            note("no-name", f"no 'name' in frontmatter; using the file name {name!r}")
 
     raw_desc = fm.get("description")
     description: str | None
     if raw_desc is None or (isinstance(raw_desc, str) and not raw_desc.strip()):
         description = None
-        findings.append(f"{where}: no description (the line that decides whether to read it)")
+        note("no-description", "no description (the line that decides whether to read it)")
     else:
         description = raw_desc.strip() if isinstance(raw_desc, str) else str(raw_desc)
 
     raw_meta = fm.get("metadata")
-    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+    meta: dict[Any, Any] = raw_meta if isinstance(raw_meta, dict) else {}
     if raw_meta is not None and not isinstance(raw_meta, dict):
-        findings.append(f"{where}: 'metadata' is not a mapping; it is kept as an extra key")
+        note("metadata-not-mapping", "'metadata' is not a mapping; it is kept as an extra key")
 
     type_at_top = False
     mtype: Any = meta.get("type")
     if mtype is None and "type" in fm and not isinstance(fm.get("type"), dict):
         mtype = fm["type"]
         type_at_top = True
-        findings.append(f"{where}: type given at top level (older format), not metadata.type")
+        note("top-level-type", "type given at top level (older format), not metadata.type")
     type_: str | None = None if mtype is None else str(mtype).strip()
     if type_ is None:
         if meta_map is not None:
-            findings.append(f"{where}: no metadata.type (one of {', '.join(MEMORY_TYPES)})")
+            note("no-type", f"no metadata.type (one of {', '.join(MEMORY_TYPES)})")
     elif type_ not in MEMORY_TYPES:
-        findings.append(
-            f"{where}: unknown type {type_!r}; expected one of {', '.join(MEMORY_TYPES)}"
-        )
+        note("unknown-type", f"unknown type {type_!r}; expected one of {', '.join(MEMORY_TYPES)}")
 
-    recorded = coerce_date(meta.get("recorded"))
-    if "recorded" in meta and recorded is None:
-        findings.append(f"{where}: metadata.recorded {meta.get('recorded')!r} is not a date")
+    dates: dict[str, dt.date] = {}
+    for label, value, date in memory_dates(dated or {}):
+        if date is None:
+            note("bad-date", f"{label} {value!r} is not a date")
+        else:
+            dates.setdefault(label, date)
+    recorded = (
+        dates.get("metadata.recorded") if dated is not None else coerce_date(meta.get("recorded"))
+    )
 
     if name and name_style(name) == "other":
-        findings.append(f"{where}: name {name!r} is neither kebab-case nor snake_case")
+        note("name-style", f"name {name!r} is neither kebab-case nor snake_case")
 
     extra = {k: v for k, v in fm.items() if k not in _KNOWN_TOP}
     if type_at_top:
@@ -228,8 +354,9 @@ def parse_memory(data: str | bytes, path: str = "") -> MemoryRecord:
 
     odd_keys = [k for k in [*extra, *meta_extra] if not isinstance(k, str)]
     if odd_keys:
-        findings.append(
-            f"{where}: frontmatter keys {odd_keys!r} are not text in YAML (quote them, e.g. '1':)"
+        note(
+            "non-text-keys",
+            f"frontmatter keys {odd_keys!r} are not text in YAML (quote them, e.g. '1':)",
         )
 
     record = MemoryRecord(
@@ -241,31 +368,84 @@ def parse_memory(data: str | bytes, path: str = "") -> MemoryRecord:
         body=body,
         extra=extra,
         metadata_extra=meta_extra,
-        links=extract_wikilinks(body),
+        links=extract_wikilinks(body) if "[[" in body else [],
         has_frontmatter=has_fm,
-        findings=findings,
+        frontmatter_read=how,
+        dates=dates,
+        issues=issues,
     )
-    record._original = text
-    record._snapshot = record._editable()
-    record._key_order = [str(k) for k in fm]
-    record._type_at_top = type_at_top
+    # One update instead of five attribute sets (each goes through pydantic's handler).
+    record.__pydantic_private__.update(  # type: ignore[union-attr]
+        _original=text,
+        _snapshot=record._editable(),
+        _key_order=[str(k) for k in fm],
+        _type_at_top=type_at_top,
+        _unread=unread,
+    )
     return record
 
 
 class WorthWriting(BaseModel):
-    """A ``[[wikilink]]`` to a memory that does not exist yet: a note, not an error (§3.1)."""
+    """A ``[[wikilink]]`` to a memory that does not exist yet: a note, not an error."""
 
     name: str
     linked_from: list[str]
 
 
-def worth_writing(records: Iterable[MemoryRecord]) -> list[WorthWriting]:
-    """Names that bodies link to but no record carries (by ``name`` or file stem)."""
+class MemoryNames:
+    """Find the memory a name means: by file stem or ``name:``, under :func:`name_keys`.
+
+    A full spelling beats one that needed a type prefix dropped, on either side. The tables
+    are built on the first lookup.
+    """
+
+    def __init__(self, records: Iterable[MemoryRecord]) -> None:
+        self._records = records
+        self._full: dict[str, str] = {}
+        self._short: dict[str, str] = {}
+        self._built = False
+
+    def _build(self) -> None:
+        for r in sorted(self._records, key=lambda r: r.path):
+            stem = _stem(r.path) if r.path else ""
+            for spelling in (stem, r.name) if r.name != stem else (stem,):
+                keys = _name_key(spelling)
+                if keys:
+                    self._full.setdefault(keys[0], r.path)
+                    self._short.setdefault(keys[1], r.path)
+        self._built = True
+
+    def find(self, name: str) -> str | None:
+        """The path of the memory ``name`` matches, or None."""
+        if not self._built:
+            self._build()
+        keys = _name_key(name)
+        if keys is None:
+            return None
+        full, short = keys
+        # A prefix may be dropped on one side, never swapped: feedback_x is not project_x.
+        for table, key in ((self._full, full), (self._short, full), (self._full, short)):
+            if key in table:
+                return table[key]
+        return None
+
+
+def worth_writing(
+    records: Iterable[MemoryRecord], names: MemoryNames | None = None
+) -> list[WorthWriting]:
+    """Names that bodies link to but no record carries (by ``name`` or file stem).
+
+    A link matches across case, ``-``/``_`` and a dropped type prefix (:func:`name_keys`);
+    ``names`` is a :class:`MemoryNames` of the same records, when the caller has one.
+    """
     records = list(records)
-    known = {r.name for r in records} | {_stem(r.path) for r in records if r.path}
+    exact = {r.name for r in records} | {_stem(r.path) for r in records if r.path}
+    names = names or MemoryNames(records)
     missing: dict[str, list[str]] = {}
     for r in records:
         for target in r.links:
-            if target not in known and _stem(target) not in known:
+            if target in exact or _stem(target) in exact:
+                continue
+            if names.find(target) is None:
                 missing.setdefault(target, []).append(r.path or r.name)
     return [WorthWriting(name=k, linked_from=v) for k, v in sorted(missing.items())]

@@ -1,10 +1,16 @@
-"""The seed's §4 measurements as a report: ``collect_stats(fs) -> StatsReport``.
+"""Memory measurements as a report: ``collect_stats(fs) -> StatsReport``.
 
-One pass, read-only: one ``ls`` of the workspace and one raw read per memory file and for
-``MEMORY.md``, all through ``fs.raw`` (exact bytes, no reminder). The report measures; it never
-rewrites the index or any file — automatic reconciliation was rejected (§5), and the cost of the
-rejected alternative (an index derived from every file's description) is reported next to the
-curated index so the trade-off stays visible.
+One pass, read-only: one ``ls`` of the workspace and one raw read per memory file and for the
+index, all through ``fs.raw`` (exact bytes, no reminder). Which files are memory files and
+where the index is come from ``fs.layout``, so a Claude Code memory directory and a platform
+workspace holding the same notes report the same entries, orphans and broken links.
+
+The report measures; it never rewrites the index or any file — automatic reconciliation was
+rejected, and the cost of the rejected alternative (an index derived from every file's
+description) is reported next to the curated index so the trade-off stays visible. It also
+reports what Claude Code itself would cut from the index (it loads only the first
+:data:`CLAUDE_CODE_MAX_LINES` lines and :data:`CLAUDE_CODE_MAX_CHARS` characters); memfs
+injects the whole index, so that is a figure, not a limit.
 """
 
 from __future__ import annotations
@@ -17,9 +23,17 @@ from collections import Counter
 from pydantic import BaseModel, Field
 
 from memfs.filesystem import MemFS
-from memfs.index import parse_index
-from memfs.layout import INDEX_FILE
-from memfs.records import MEMORY_TYPES, MemoryRecord, parse_memory, worth_writing
+from memfs.frontmatter_block import DATE_FIELDS
+from memfs.index import IndexRef, parse_index
+from memfs.layout import INDEX_NAME
+from memfs.records import (
+    MEMORY_TYPES,
+    NOTE_KINDS,
+    MemoryNames,
+    MemoryRecord,
+    parse_memory,
+    worth_writing,
+)
 from memfs.staleness import FRESH_DAYS, age_in_days
 from memfs.tokens import estimate_tokens, with_margin
 
@@ -32,6 +46,10 @@ AGE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
     (">365 days", 366, None),
 )
 
+CLAUDE_CODE_MAX_LINES = 200
+CLAUDE_CODE_MAX_CHARS = 25_000
+"""Claude Code loads the first 200 lines of its ``MEMORY.md``, and at most 25,000 characters."""
+
 
 class SizeStats(BaseModel):
     """Bytes per memory file."""
@@ -42,8 +60,21 @@ class SizeStats(BaseModel):
     total: int = 0
 
 
+class ClaudeCodeCut(BaseModel):
+    """What Claude Code would load of this index, and what it would leave out."""
+
+    loaded_lines: int = 0
+    loaded_chars: int = 0
+    cut_lines: int = 0
+    cut_chars: int = 0
+    cut_memories: int = Field(
+        default=0, description="memory files the index names only on lines Claude Code cuts"
+    )
+    cut_paths: list[str] = Field(default_factory=list)
+
+
 class IndexStats(BaseModel):
-    path: str = INDEX_FILE
+    path: str = INDEX_NAME
     exists: bool = False
     lines: int = 0
     bytes: int = 0
@@ -62,6 +93,7 @@ class IndexStats(BaseModel):
     cold_chars_per_memory: float = 0.0
     orphan_paths: list[str] = Field(default_factory=list)
     broken_paths: list[str] = Field(default_factory=list)
+    claude_code: ClaudeCodeCut = Field(default_factory=ClaudeCodeCut)
 
 
 class AgeStats(BaseModel):
@@ -72,14 +104,17 @@ class AgeStats(BaseModel):
         default=0,
         description=f"files older than {FRESH_DAYS} day(s): read with a staleness reminder",
     )
-    future_dated: int = 0
+    future_dated: int = Field(default=0, description="files whose only dates are after today")
     median_days: float | None = None
     oldest_days: int | None = None
     buckets: dict[str, int] = Field(default_factory=dict)
+    sources: dict[str, int] = Field(
+        default_factory=dict, description="which frontmatter field each file's date came from"
+    )
 
 
 class DerivedIndexStats(BaseModel):
-    """The rejected alternative (§5): one ``- [name](path) — description`` line per file."""
+    """The rejected alternative: one ``- [name](path) — description`` line per file."""
 
     lines: int = 0
     chars: int = 0
@@ -90,6 +125,11 @@ class DerivedIndexStats(BaseModel):
 
 class StatsReport(BaseModel):
     workspace: str
+    layout: str = "platform"
+    layout_reason: str | None = Field(
+        default=None, description="how the command chose the layout (set by `memfs stats`)"
+    )
+    index_path: str = INDEX_NAME
     memory_dir: str
     memory_files: int
     sizes: SizeStats
@@ -98,42 +138,120 @@ class StatsReport(BaseModel):
     description_chars_mean: float | None = None
     name_styles: dict[str, int]
     extra_keys: dict[str, int] = Field(description="files carrying each non-spec top-level key")
-    files_with_findings: int
+    files_with_findings: int = Field(
+        description="files with at least one finding worth fixing (notes are not counted)"
+    )
+    findings: dict[str, int] = Field(
+        default_factory=dict, description="files per kind of finding worth fixing"
+    )
+    notes: dict[str, int] = Field(
+        default_factory=dict, description="files per kind of note (a title as a name, …)"
+    )
+    finding_files: dict[str, list[str]] = Field(
+        default_factory=dict, description="the files behind each finding and note"
+    )
     no_frontmatter: int
     unparseable_frontmatter: int
+    read_line_by_line: int = Field(
+        default=0, description="files whose frontmatter is not YAML but was read line by line"
+    )
     worth_writing: int = Field(description="[[wikilink]] targets no memory carries yet")
+    worth_writing_names: list[str] = Field(default_factory=list)
     index: IndexStats
     ages: AgeStats
     derived_index: DerivedIndexStats
 
 
 def _derived_line(record: MemoryRecord, index_dir: str) -> str:
-    # posixpath.relpath calls os.getcwd and abspath on both sides: ~13 us a file, ~10% of a
-    # stats pass. An index at the workspace root links workspace paths as they are.
-    link = posixpath.relpath(record.path, index_dir) if index_dir else record.path
+    # posixpath.relpath calls os.getcwd and abspath on both sides (~13 us a file): a path
+    # under the index's directory is linked by cutting the prefix instead.
+    path = record.path
+    if not index_dir:
+        link = path
+    elif path.startswith(index_dir + "/"):
+        link = path[len(index_dir) + 1 :]
+    else:
+        link = posixpath.relpath(path, index_dir)
     line = f"- [{record.name}]({link})"
     return f"{line} — {record.description}" if record.description else line
 
 
 def _ages(records: list[MemoryRecord], today: dt.date) -> AgeStats:
-    days = [age_in_days(r.recorded, today) for r in records if r.recorded is not None]
+    days: list[int] = []
+    sources: Counter[str] = Counter()
+    future = 0
+    for r in records:
+        found = r.date(today)
+        if found is not None:
+            sources[found[0]] += 1
+            days.append(age_in_days(found[1], today))
+        elif r.dates:
+            future += 1
+            days.append(age_in_days(next(iter(r.dates.values())), today))
     out = AgeStats(today=today, with_date=len(days), without_date=len(records) - len(days))
     out.would_get_reminder = sum(d > FRESH_DAYS for d in days)
-    out.future_dated = sum(d < 0 for d in days)
+    out.future_dated = future
     if days:
         out.median_days = statistics.median(days)
         out.oldest_days = max(days)
     for label, lo, hi in AGE_BUCKETS:
         out.buckets[label] = sum(lo <= d and (hi is None or d <= hi) for d in days)
+    out.sources = {label: sources[label] for label, *_ in DATE_FIELDS if sources[label]}
     return out
+
+
+class _Linker:
+    """Which memory file a reference in the index means, given the files that exist."""
+
+    def __init__(self, records: list[MemoryRecord], files: set[str], names: MemoryNames) -> None:
+        self.files = files
+        self.records = records
+        self.names = names
+        self._by_basename: dict[str, list[str]] | None = None
+
+    def resolve(self, ref: IndexRef) -> str | None:
+        path = ref.memory_path
+        if path is None or path in self.files:
+            return path
+        if ref.kind == "wikilink":
+            return self.names.find(ref.target[2:-2].split("|")[0].split("#")[0]) or path
+        if ref.kind == "bare":
+            # A bare name names a memory by its file name, wherever the memory area keeps it.
+            if self._by_basename is None:
+                self._by_basename = {}
+                for r in self.records:
+                    self._by_basename.setdefault(posixpath.basename(r.path), []).append(r.path)
+            found = self._by_basename.get(posixpath.basename(path), [])
+            if len(found) == 1:
+                return found[0]
+        return path
+
+
+def _claude_code_cut(text: str, resolved: dict[int, set[str]]) -> ClaudeCodeCut:
+    lines = text.splitlines(keepends=True)
+    kept = lines[:CLAUDE_CODE_MAX_LINES]
+    chars = sum(map(len, kept))
+    while kept and chars > CLAUDE_CODE_MAX_CHARS:
+        chars -= len(kept.pop())
+    n = len(kept)
+    seen = {p for no, paths in resolved.items() if no <= n for p in paths}
+    cut = sorted({p for no, paths in resolved.items() if no > n for p in paths} - seen)
+    return ClaudeCodeCut(
+        loaded_lines=n,
+        loaded_chars=chars,
+        cut_lines=len(lines) - n,
+        cut_chars=len(text) - chars,
+        cut_memories=len(cut),
+        cut_paths=cut,
+    )
 
 
 def collect_stats(fs: MemFS) -> StatsReport:
     """Measure the workspace behind ``fs`` (read-only; exact bytes through ``fs.raw``)."""
+    layout = fs.layout
     raw = fs.read_only().raw
     files = set(raw.find(""))
-    prefix = fs.memory_dir + "/"
-    memory_paths = sorted(p for p in files if p.startswith(prefix) and p.endswith(".md"))
+    memory_paths = sorted(p for p in files if layout.is_memory_file(p))
     records: list[MemoryRecord] = []
     sizes: list[int] = []
     for path in memory_paths:
@@ -141,15 +259,23 @@ def collect_stats(fs: MemFS) -> StatsReport:
         sizes.append(len(data))
         records.append(parse_memory(data, path))
 
-    index = IndexStats()
+    names = MemoryNames(records)  # built only if a link needs a spelling matched
+    index = IndexStats(path=layout.index_path)
     linked: set[str] = set()
-    if INDEX_FILE in files:
-        data = raw.cat_file(INDEX_FILE)
+    if layout.index_path in files:
+        data = raw.cat_file(layout.index_path)
         text = data.decode("utf-8", errors="replace")
-        parsed = parse_index(text, INDEX_FILE)
-        linked = parsed.linked_paths()
+        parsed = parse_index(text, layout=layout)
+        linker = _Linker(records, files, names)
+        per_line: dict[int, set[str]] = {}
+        for no, ref in parsed.refs():
+            target = linker.resolve(ref)
+            if target is not None:
+                per_line.setdefault(no, set()).add(target)
+                linked.add(target)
         tokens = estimate_tokens(text)
         index = IndexStats(
+            path=layout.index_path,
             exists=True,
             lines=parsed.line_count,
             bytes=len(data),
@@ -168,6 +294,7 @@ def collect_stats(fs: MemFS) -> StatsReport:
             )
             if parsed.folded_count
             else 0.0,
+            claude_code=_claude_code_cut(text, per_line),
         )
     memory_set = set(memory_paths)
     orphan_paths = sorted(memory_set - linked)
@@ -179,8 +306,7 @@ def collect_stats(fs: MemFS) -> StatsReport:
     index.broken_links = len(broken)
     index.broken_paths = broken
 
-    index_dir = posixpath.dirname(INDEX_FILE)
-    derived_lines = [_derived_line(r, index_dir) for r in records]
+    derived_lines = [_derived_line(r, layout.index_dir) for r in records]
     derived_chars = sum(len(line) + 1 for line in derived_lines)
     derived = DerivedIndexStats(
         lines=len(derived_lines),
@@ -196,9 +322,20 @@ def collect_stats(fs: MemFS) -> StatsReport:
     styles = Counter(r.name_style for r in records)
     extra = Counter(k for r in records for k in r.extra)
     descriptions = [len(r.description) for r in records if r.description]
+    finding_files: dict[str, list[str]] = {}
+    with_findings = 0
+    for r in records:
+        if r.issues:
+            kinds = dict.fromkeys(i.kind for i in r.issues)
+            with_findings += any(k not in NOTE_KINDS for k in kinds)
+            for kind in kinds:
+                finding_files.setdefault(kind, []).append(r.path)
+    missing = worth_writing(records, names)
     return StatsReport(
         workspace=repr(fs.store),
-        memory_dir=fs.memory_dir,
+        layout=layout.kind,
+        index_path=layout.index_path,
+        memory_dir=layout.memory_dir,
         memory_files=len(records),
         sizes=SizeStats(
             min=min(sizes),
@@ -213,12 +350,15 @@ def collect_stats(fs: MemFS) -> StatsReport:
         description_chars_mean=round(statistics.fmean(descriptions), 1) if descriptions else None,
         name_styles={s: styles.get(s, 0) for s in ("kebab", "snake", "other")},
         extra_keys=dict(extra.most_common()),
-        files_with_findings=sum(bool(r.findings) for r in records),
+        files_with_findings=with_findings,
+        findings={k: len(v) for k, v in sorted(finding_files.items()) if k not in NOTE_KINDS},
+        notes={k: len(v) for k, v in sorted(finding_files.items()) if k in NOTE_KINDS},
+        finding_files=dict(sorted(finding_files.items())),
         no_frontmatter=sum(not r.has_frontmatter for r in records),
-        unparseable_frontmatter=sum(
-            any("not a valid YAML mapping" in f for f in r.findings) for r in records
-        ),
-        worth_writing=len(worth_writing(records)),
+        unparseable_frontmatter=sum(r.frontmatter_read == "none" for r in records),
+        read_line_by_line=sum(r.frontmatter_read == "lines" for r in records),
+        worth_writing=len(missing),
+        worth_writing_names=[m.name for m in missing],
         index=index,
         ages=_ages(records, fs.today()),
         derived_index=derived,

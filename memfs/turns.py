@@ -51,16 +51,22 @@ def compose_system_prompt(
     system_prompt: str,
     manifest: AgentManifest,
     *,
+    mount: MemFS | None,
     variant: PromptVariant = "full",
-    read_only: bool = False,
-    has_workspace: bool = True,
 ) -> str:
     """The app's own prompt followed by its memory section (when the app has memory).
 
-    ``has_workspace=False`` (no workspace was passed) drops the memory section: a turn with no
-    place to keep memory must not be told to write it.
+    The section follows the mount the turn reads through: its layout says where files go, and
+    it says memory is read-only exactly when the mount is. No mount (no workspace) drops the
+    section: a turn with no place to keep memory must not be told to write it.
     """
-    memory = memory_prompt(manifest, variant=variant, read_only=read_only) if has_workspace else ""
+    memory = (
+        ""
+        if mount is None
+        else memory_prompt(
+            manifest, layout=mount.layout, variant=variant, read_only=mount.is_read_only
+        )
+    )
     parts = (system_prompt, memory)
     return "\n\n".join(p.strip("\n") for p in parts if p.strip())
 
@@ -127,11 +133,7 @@ def build_turn(
         user_message=user_message,
         context_block=build_context_block(mount, manifest),
         system_prompt=compose_system_prompt(
-            system_prompt,
-            manifest,
-            variant=prompt_variant,
-            read_only=mount is not None and mount.is_read_only,
-            has_workspace=mount is not None,
+            system_prompt, manifest, mount=mount, variant=prompt_variant
         ),
         mode=mode,
         budget_tokens=budget_tokens,

@@ -2,7 +2,9 @@
 
 ``WORKSPACE`` is a local directory or an fsspec URL (``s3://bucket/items/42``,
 ``file:///data/items/42``). A local directory must exist unless the command was given
-``--create``; a read-only open never creates anything, locally or remotely.
+``--create``; a read-only open never creates anything, locally or remotely. ``--layout``
+says where the memory is; ``auto`` (the default) detects it from the workspace's files, and
+every command says which layout it used.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ import argparse
 import errno
 import json
 import os
+from typing import NamedTuple
 
 from memfs.filesystem import MemFS
-from memfs.layout import PLATFORM, Layout
+from memfs.layout import LAYOUT_CHOICES, Detection, Layout, resolve_layout
 from memfs.manifest import AgentManifest
 from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
 
@@ -41,18 +44,34 @@ def open_store(target: str, *, create: bool = False) -> FileStore:
     return LocalFileStore(target, create=create)
 
 
+class Workspace(NamedTuple):
+    """An opened workspace and the layout it was opened in, with why."""
+
+    fs: MemFS
+    detection: Detection
+
+
 def open_workspace(
     target: str,
     *,
     read_only: bool = False,
     create: bool = False,
-    layout: Layout | None = None,
-) -> MemFS:
-    """A MemFS over ``target``; ``read_only`` mounts it read-only and never creates it."""
+    layout: Layout | str = "auto",
+) -> Workspace:
+    """A MemFS over ``target``; ``read_only`` mounts it read-only and never creates it.
+
+    ``layout`` is a :class:`~memfs.layout.Layout`, or a ``--layout`` choice (``auto`` detects
+    it from one listing of the workspace).
+    """
     if read_only and create:
         raise ValueError("A read-only workspace is never created; drop --create or --read-only.")
-    fs = MemFS(open_store(target, create=create), layout=layout or PLATFORM)
-    return fs.read_only() if read_only else fs
+    store = open_store(target, create=create)
+    if isinstance(layout, Layout):
+        found = Detection(layout, "given")
+    else:
+        found = resolve_layout(layout, store.ls(""))
+    fs = MemFS(store, layout=found.layout, read_only=read_only)
+    return Workspace(fs, found)
 
 
 def load_manifest(path: str | None) -> AgentManifest:
@@ -67,12 +86,29 @@ def load_manifest(path: str | None) -> AgentManifest:
     return AgentManifest.from_app_json(data)
 
 
-def add_workspace_argument(parser: argparse.ArgumentParser, *, creates: bool = False) -> None:
-    """The ``WORKSPACE`` argument (and ``--create`` for commands that may write)."""
-    parser.add_argument("workspace", help=WORKSPACE_HELP)
+def add_workspace_argument(
+    parser: argparse.ArgumentParser, *, creates: bool = False, name: str = "workspace"
+) -> None:
+    """The ``WORKSPACE`` argument, ``--layout``, and ``--create`` for commands that may write."""
+    parser.add_argument(name, help=WORKSPACE_HELP)
+    add_layout_argument(parser)
     if creates:
         parser.add_argument(
             "--create",
             action="store_true",
             help="create the workspace directory when it does not exist yet",
         )
+
+
+def add_layout_argument(parser: argparse.ArgumentParser, default: str = "auto") -> None:
+    """``--layout auto|platform|claude-code`` for a command that opens a workspace."""
+    parser.add_argument(
+        "--layout",
+        choices=LAYOUT_CHOICES,
+        default=default,
+        help=(
+            "where the memory is: 'platform' (MEMORY.md at the root, files under memory/), "
+            "'claude-code' (MEMORY.md beside the files, e.g. a .claude/memory/ directory), or "
+            f"'auto' to detect it from the files (default: {default})"
+        ),
+    )

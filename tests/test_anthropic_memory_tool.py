@@ -51,6 +51,14 @@ def run(tool: Any, command: dict[str, Any]) -> Outcome:
         return "crash", f"{type(e).__name__}: {e}"
 
 
+def without_receipt(command: dict[str, Any], out: Outcome) -> Outcome:
+    """Our result without MemFS's write receipt (a listed difference, tested on its own)."""
+    kind, text = out
+    if kind == "ok" and command["command"] in ("create", "str_replace", "insert"):
+        return kind, text.split("\n\n", 1)[0]
+    return out
+
+
 def without_dir_sizes(out: Outcome) -> Outcome:
     """A view listing with directory sizes blanked: the one listed formatting difference."""
     kind, text = out
@@ -76,7 +84,7 @@ class Pair:
     """Host directory of our memory area when the store is on local disk (for symlinks)."""
 
     def both(self, command: dict[str, Any]) -> tuple[Outcome, Outcome]:
-        return run(self.ref, command), run(self.ours, command)
+        return run(self.ref, command), without_receipt(command, run(self.ours, command))
 
     def ref_files(self) -> dict[str, bytes]:
         out = {}
@@ -411,6 +419,7 @@ def test_deliberate_differences_are_the_ones_tested_here() -> None:
         "staleness-reminder",
         "recorded-stamp",
         "read-only",
+        "write-receipt",
     }
 
 
@@ -521,6 +530,45 @@ def test_created_memory_gets_a_trusted_date(tmp_path: Path) -> None:
     assert kind == "ok" and f"recorded: {TODAY}" in snippet
 
 
+def test_writes_of_memory_files_carry_the_write_receipt(tmp_path: Path) -> None:
+    pair = make_pair(tmp_path)
+    text = (
+        "---\nname: role\ndescription: The user is a process engineer\nmetadata:\n"
+        "  type: user\n---\nbody\n"
+    )
+    kind, out = run(pair.ours, C("/memories/role.md", text))
+    assert kind == "ok" and out == (
+        "File created successfully at: /memories/role.md\n\n"
+        "Stored memory/role.md: user memory 'role', description 'The user is a process "
+        f"engineer', recorded {TODAY} (stamped by the workspace)."
+    )
+    kind, out = run(pair.ours, SR("/memories/role.md", "body", "Process engineer."))
+    assert out.endswith(
+        "\n\nStored memory/role.md: user memory 'role', description 'The user is a process "
+        f"engineer', recorded {TODAY}."
+    )
+    kind, out = run(pair.ours, C("/memories/raw.md", "no frontmatter\n"))
+    assert out.split("\n\n")[1].splitlines() == [
+        "Stored memory/raw.md, but it is not a valid memory file.",
+        "To fix: no frontmatter: start the file with a --- block holding name, description and "
+        "metadata.type, then ---.",
+    ]
+    kind, out = run(pair.ours, INS("/memories/raw.md", 1, "more"))
+    assert out.startswith("The file /memories/raw.md has been edited.\n\nStored memory/raw.md")
+    kind, out = run(pair.ours, C("/memories/MEMORY.md", "Yield is MES daily_yield.\n"))
+    assert out.split("\n\n")[1].startswith("MEMORY.md: line 1 is not an index line")
+    good = "- [Role](memory/role.md) — who the user is\n"
+    assert run(pair.ours, SR("/memories/MEMORY.md", "Yield is MES daily_yield.\n", good)) == (
+        "ok",
+        "The memory file has been edited. Here is the snippet showing the change (with line "
+        "numbers):\n     1\t- [Role](memory/role.md) — who the user is\n     2\t",
+    )  # a well-formed index: no receipt
+    assert run(pair.ours, C("/memories/notes.txt", "x")) == (
+        "ok",
+        "File created successfully at: /memories/notes.txt",
+    )
+
+
 def test_read_only_mount_refuses_every_mutation(tmp_path: Path) -> None:
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
     tool = MemFSMemoryTool(fs)
@@ -619,7 +667,7 @@ def test_async_tool_gives_the_same_results(tmp_path: Path) -> None:
         return out
 
     results = anyio.run(go)
-    assert results[0] == "File created successfully at: /memories/a.md"
+    assert results[0].split("\n\n")[0] == "File created successfully at: /memories/a.md"
     assert results[4].endswith("     1\tz\n     2\ta\n     3\tc\n     4\t")
     assert results[-2:] == ["Successfully deleted /memories/b.md", "All memory cleared"]
 

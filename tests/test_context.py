@@ -220,7 +220,9 @@ def test_context_command_on_an_empty_workspace_says_zero_tokens(tmp_path, capsys
     assert _cli(str(tmp_path)) == 0
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.strip() == "chat turn: nothing injected — 0 tokens"
+    layout, summary = err.strip().splitlines()
+    assert layout.startswith("layout: platform layout")
+    assert summary == "chat turn: nothing injected — 0 tokens"
 
 
 def test_context_command_prints_the_block_and_its_tokens(tmp_path, capsys):
@@ -231,7 +233,10 @@ def test_context_command_prints_the_block_and_its_tokens(tmp_path, capsys):
     block = build_context_block(fs, AgentManifest())
     assert out == block
     tokens = estimate_tokens(block)
-    assert err.startswith(f"workflow turn: {len(block):,} characters, ~{tokens:,} tokens")
+    assert err.splitlines()[0].startswith("layout: platform layout")
+    assert err.splitlines()[1].startswith(
+        f"workflow turn: {len(block):,} characters, ~{tokens:,} tokens"
+    )
 
 
 def test_context_command_reads_the_app_manifest_and_prints_json(tmp_path, capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from memfs.index import MemoryIndex, parse_index, resolve_link
+from memfs.layout import Layout
 
 INDEX = """# Memory
 
@@ -79,3 +80,147 @@ def test_fuzz_link_fragments(parts):
     idx = parse_index(text)
     assert idx.line_count == len(text.splitlines())
     assert all(len(p.paths) >= 2 for p in idx.packed)
+
+
+# -- one rule for every shape, in every layout -----------------------------------------------------
+
+FLAT = Layout.claude_code("")
+NESTED = Layout.claude_code(".claude/memory")
+
+
+def _classes(idx):
+    out = {e.line: ("entry", e.memory_path) for e in idx.entries}
+    out |= {p.line: ("packed", tuple(p.memory_paths)) for p in idx.packed}
+    return out | {o.line: ("other", None) for o in idx.other}
+
+
+def test_bare_names_backticks_and_a_second_reference_in_a_hook():
+    text = (
+        "- beta.md — a bare name\n"  # 1 entry
+        "- Gamma lives in `gamma.md`\n"  # 2 entry
+        "- [Delta](delta.md) — see also epsilon.md\n"  # 3 packed: two memories
+        "| Theta | [theta](theta.md) | `src/theta.py` |\n"  # 4 entry: one memory, one source file
+        "- [Site](https://example.org/notes.md) — external\n"  # 5 other
+        "- [Instructions](../CLAUDE.md) — outside\n"  # 6 other
+        "- [Self](MEMORY.md) and [a dir](sub/)\n"  # 7 other
+    )
+    idx = parse_index(text, layout=FLAT)
+    assert _classes(idx) == {
+        1: ("entry", "beta.md"),
+        2: ("entry", "gamma.md"),
+        3: ("packed", ("delta.md", "epsilon.md")),
+        4: ("entry", "theta.md"),
+        5: ("other", None),
+        6: ("other", None),
+        7: ("other", None),
+    }
+    assert idx.entries[0].hook == "a bare name" and idx.entries[0].title == "beta.md"
+    assert idx.linked_paths() == {"beta.md", "gamma.md", "delta.md", "epsilon.md", "theta.md"}
+
+
+def test_a_plain_file_name_names_a_memory_in_the_platform_layout():
+    idx = parse_index(
+        "- [Role](user_role.md) — the Appendix A form\n- see `b.md` and memory/c.md\n"
+    )
+    assert idx.entries[0].path == "user_role.md"  # as the link resolves
+    assert idx.entries[0].memory_path == "memory/user_role.md"  # the memory it names
+    assert idx.packed[0].memory_paths == ["memory/b.md", "memory/c.md"]
+    assert idx.linked_paths() == {"memory/user_role.md", "memory/b.md", "memory/c.md"}
+    # A path outside memory/ is a workspace file, not a memory.
+    assert parse_index("- [Notes](docs/notes.md) — a doc\n").other
+
+
+def test_wikilinks_resolve_relative_to_the_layout():
+    assert parse_index("- [[user-role]]\n", layout=NESTED).entries[0].memory_path == (
+        ".claude/memory/user-role.md"
+    )
+    # an index at memory/MEMORY.md is Claude Code's: its memories are beside it
+    legacy = parse_index("- [[user-role]]\n", "memory/MEMORY.md")
+    assert legacy.entries[0].memory_path == "memory/user-role.md"
+    assert parse_index("- [[user-role]]\n").entries[0].memory_path == "memory/user-role.md"
+    assert parse_index("- [[user-role]]\n", layout=FLAT).entries[0].memory_path == "user-role.md"
+
+
+def test_links_leaving_the_workspace_are_never_memories():
+    for layout in (FLAT, NESTED, Layout.platform()):
+        idx = parse_index("- [a](../../a.md) — x\n- ../b.md and ../../c.md\n", layout=layout)
+        assert not idx.entries and not idx.packed
+        assert all(not p.startswith("..") for p in idx.linked_paths())
+
+
+NAMES = ["alpha", "user_role", "feedback-x", "記憶", "a.b"]
+FORMS = [
+    "[T]({link})",
+    "[T](./{link})",
+    "[T](<{link}>)",
+    "[T]({link}#part)",
+    "`{link}`",
+    "{link}",
+    "[[{stem}]]",
+    "[[{stem}|label]]",
+]
+NOISE = [" — ", ", ", " see also ", "- ", "| ", " |", "[x](https://e.org/y.md)", " src/app.py ",
+         "# h ", "[d](../../CLAUDE.md)", " text "]  # fmt: skip
+
+
+@st.composite
+def index_pieces(draw):
+    """Index text as (platform text, Claude Code text): the same lines, links in each form."""
+    lines = []
+    for _ in range(draw(st.integers(1, 8))):
+        parts = []
+        for _ in range(draw(st.integers(0, 4))):
+            if draw(st.booleans()):
+                name, form = draw(st.sampled_from(NAMES)), draw(st.sampled_from(FORMS))
+                parts.append((form, name))
+            else:
+                parts.append((draw(st.sampled_from(NOISE)), None))
+        lines.append(parts)
+
+    def render(prefix):
+        out = []
+        for parts in lines:
+            text = ""
+            for piece, name in parts:
+                if name is None:
+                    text += piece
+                else:
+                    bare = piece in ("`{link}`", "{link}")
+                    link = name + ".md"
+                    # a bare name is not rewritten between layouts; a link is
+                    text += piece.format(link=link if bare else prefix + link, stem=name)
+            out.append(text)
+        return "\n".join(out) + "\n"
+
+    return render("memory/"), render("")
+
+
+def _in_area(layout, path):
+    """``path`` relative to the layout's memory directory."""
+    return path[len(layout.memory_dir) + 1 :] if layout.memory_dir else path
+
+
+@settings(max_examples=300, deadline=None)
+@given(index_pieces())
+def test_the_same_index_classifies_the_same_in_every_layout(texts):
+    platform_text, cc_text = texts
+    platform = parse_index(platform_text, layout=Layout.platform())
+    flat = parse_index(cc_text, layout=FLAT)
+    nested = parse_index(cc_text, layout=NESTED)
+
+    def shape(idx, layout):
+        names = {}
+        for line, (kind, paths) in _classes(idx).items():
+            if paths is None:
+                names[line] = (kind, ())
+            else:
+                seq = (paths,) if isinstance(paths, str) else paths
+                names[line] = (kind, tuple(_in_area(layout, p) for p in seq))
+        return names
+
+    assert shape(platform, Layout.platform()) == shape(flat, FLAT) == shape(nested, NESTED)
+    for idx in (platform, flat, nested):
+        for _line, (kind, paths) in _classes(idx).items():
+            count = 0 if paths is None else (1 if isinstance(paths, str) else len(paths))
+            assert {"other": 0, "entry": 1}.get(kind, 2) <= count
+            assert kind != "packed" or count >= 2

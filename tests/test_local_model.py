@@ -129,6 +129,148 @@ def test_cache_dir_follows_the_environment(tmp_path, monkeypatch):
     assert lm.LocalModelPaths.default().model.parent == tmp_path / "models"
 
 
+# -- a portable build, a smoke test, a crash that says what happened -------------------------------
+
+
+def test_the_build_is_portable_and_bypasses_pips_wheel_cache(tmp_path, monkeypatch):
+    paths = lm.LocalModelPaths(tmp_path / "cache")
+    runs: list[tuple[list[str], dict[str, str] | None]] = []
+
+    def fake_run(cmd: list[str], log: Any, *, env: dict[str, str] | None = None, **kw: Any) -> None:
+        runs.append((cmd, env))
+        if "wheel" in cmd:
+            out = Path(cmd[cmd.index("--wheel-dir") + 1])
+            (out / "llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl").write_bytes(b"w")
+        if "install" in cmd:
+            paths.venv_python.parent.mkdir(parents=True, exist_ok=True)
+
+    monkeypatch.setattr(lm, "_run", fake_run)
+    installed = iter([False, True])
+    monkeypatch.setattr(lm, "_has_llama_server", lambda _p: next(installed))
+    assert lm.ensure_server_env(paths, log=lambda _m: None) is False
+    (venv, _), (wheel, env), (install, _) = runs
+    assert venv[-2:] == ["venv", str(paths.venv)]
+    assert wheel[wheel.index("wheel") :][:7] == [
+        "wheel",
+        "-v",
+        "--no-deps",
+        "--no-cache-dir",
+        "--no-binary",
+        "llama-cpp-python",
+        "--wheel-dir",
+    ]
+    assert wheel[-1] == "llama-cpp-python==0.3.36"
+    assert env is not None and env["CMAKE_ARGS"] == lm.PORTABLE_CMAKE_ARGS
+    for flag in ("-DGGML_NATIVE=OFF", "-DGGML_AVX2=ON", "-DGGML_AVX512=OFF", "-DGGML_AMX_INT8=OFF"):
+        assert flag in env["CMAKE_ARGS"]
+    assert "march=native" not in env["CMAKE_ARGS"]
+    assert install[-1].endswith("linux_x86_64.whl[server]")
+    # a second environment reuses the portable wheel: no compile
+    runs.clear()
+    installed = iter([False, True])
+    monkeypatch.setattr(lm, "_has_llama_server", lambda _p: next(installed))
+    lm.ensure_server_env(paths, log=lambda _m: None)
+    assert [c[c.index("pip") + 1] if "pip" in c else "venv" for c, _ in runs] == ["venv", "install"]
+
+
+def test_a_long_command_reports_progress_and_a_failure_its_last_lines():
+    ticks = iter(range(0, 1000, 20))
+    seen: list[str] = []
+    script = (
+        "import sys\n"
+        "for i in range(5): print(f'[ {i * 20}%] Building CXX object ggml-{i}.o', flush=True)\n"
+        "print('error: compiler says no'); sys.exit(3)\n"
+    )
+    with pytest.raises(OSError, match="exit code 3") as info:
+        lm._run([sys.executable, "-c", script], seen.append, every_s=30, clock=lambda: next(ticks))
+    assert "error: compiler says no" in str(info.value)
+    progress = [m for m in seen if m.startswith("  … ")]
+    assert progress[0] == "  … 40 s: [ 20%] Building CXX object ggml-1.o"
+    assert len(progress) == 3  # every 30 s of the fake clock, not every line
+
+
+FAKE_SERVER = """
+import json, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+cfg = json.load(open(sys.argv[sys.argv.index("--config_file") + 1]))
+mode = open(cfg["models"][0]["model"]).read().strip()
+print("fake llama server up", flush=True)
+
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b'{"data": []}')
+    def do_POST(self):
+        if mode == "crash":
+            print("Fatal Python error: General protection fault in libggml-cpu.so", flush=True)
+            sys.stdout.flush()
+            import os; os._exit(139)
+        body = json.dumps({"choices": [{"message": {"content": "ready"}}]}).encode()
+        self.send_response(200); self.end_headers(); self.wfile.write(body)
+
+HTTPServer((cfg["host"], cfg["port"]), H).serve_forever()
+"""
+
+
+def fake_install(tmp_path: Path, mode: str) -> lm.LocalModelPaths:
+    paths = lm.LocalModelPaths(tmp_path / "cache")
+    pkg = tmp_path / "fake" / "llama_cpp"
+    (pkg / "server").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "server" / "__init__.py").write_text("")
+    (pkg / "server" / "__main__.py").write_text(FAKE_SERVER)
+    paths.venv_python.parent.mkdir(parents=True)
+    paths.venv_python.write_text(
+        f'#!/bin/sh\nPYTHONPATH={tmp_path / "fake"} exec {sys.executable} "$@"\n'
+    )
+    paths.venv_python.chmod(0o755)
+    paths.model.parent.mkdir(parents=True)
+    paths.model.write_text(mode)
+    return paths
+
+
+def test_smoke_test_passes_on_a_server_that_answers(tmp_path):
+    paths = fake_install(tmp_path, "ok")
+    result = lm.smoke_test(paths, wait_s=30, log=lambda _m: None)
+    assert result.reply == "ready" and result.seconds >= 0
+
+
+def test_smoke_test_says_what_failed_when_the_first_completion_crashes(tmp_path):
+    paths = fake_install(tmp_path, "crash")
+    with pytest.raises(OSError) as info:
+        lm.smoke_test(paths, wait_s=30, log=lambda _m: None)
+    message = str(info.value)
+    assert "started but its first completion failed" in message
+    assert "exited with code 139" in message
+    assert "General protection fault in libggml-cpu.so" in message
+
+
+def test_status_reports_a_crashed_server_with_the_end_of_its_log(tmp_path, capsys):
+    paths = lm.LocalModelPaths(tmp_path)
+    paths.server_dir.mkdir(parents=True)
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    paths.pid_file.write_text(f"{proc.pid}\n")
+    paths.log_file.write_text(
+        "old run\n=== memfs model start 2026-12-01T09:00:00+00:00 on x ===\n"
+        "INFO: Uvicorn running\nFatal Python error: General protection fault\n"
+    )
+    st = lm.status(paths, port=1)
+    assert st.state == "crashed" and not st.running and not st.responding
+    assert st.pid == proc.pid
+    assert st.log_tail == ["INFO: Uvicorn running", "Fatal Python error: General protection fault"]
+    paths.pid_file.unlink()
+    assert lm.status(paths, port=1).state == "down"  # stopped on purpose: no pid file
+
+
+def test_server_config_with_the_prompt_cache_keeps_states_small(tmp_path):
+    (model,) = lm.server_config(tmp_path / "m.gguf", prompt_cache_bytes=4 << 30)["models"]
+    assert model["cache"] is True and model["cache_type"] == "ram"
+    assert model["cache_size"] == 4 << 30
+    assert model["logits_all"] is False and model["n_batch"] == lm.N_BATCH
+
+
 # -- live: one real turn on the local CPU model ----------------------------------------------------
 
 LIVE_MESSAGE = (

@@ -116,3 +116,13 @@ def test_manifest_is_immutable():
     m = AgentManifest()
     with pytest.raises(ValidationError):
         m.memory = False  # type: ignore[misc]
+
+
+def test_write_time_levers_default_and_come_from_app_json():
+    m = AgentManifest()
+    assert (m.read_before_write, m.write_receipt, m.index_nudge) == (True, True, False)
+    app = {"agent": {"read_before_write": False, "write_receipt": False, "index_nudge": True}}
+    m = AgentManifest.from_app_json(app)
+    assert (m.read_before_write, m.write_receipt, m.index_nudge) == (False, False, True)
+    with pytest.raises(ValidationError):
+        AgentManifest.from_app_json({"agent": {"index_nudge": "sometimes"}})

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from memfs.layout import Layout
 from memfs.manifest import AgentManifest, AppFunction
 from memfs.prompt import (
     ADDED_RULES,
     APPENDIX_A,
+    MEMORY_LAST_VARIANTS,
     PLATFORM_ADJUSTMENTS,
+    PROMPT_VARIANTS,
     READ_ONLY_RULE,
     appendix_a,
     memory_prompt,
@@ -92,7 +95,7 @@ def test_platform_adjustments_say_where_the_files_live():
     assert "`MEMORY.md`, at the workspace root, is the index loaded into context" in base
     assert "with the `write_file` tool" in base
     assert "<memory dir>" not in base
-    assert appendix_a("mem/").startswith(
+    assert appendix_a(Layout.platform("mem")).startswith(
         "# Memory\n\nYou have a persistent file-based memory at `mem/`."
     )
 
@@ -179,3 +182,13 @@ def test_no_memory_prompt_without_workspace_or_with_memory_off(manifest, variant
 def test_unknown_variant_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="'full' or 'appendix-a-only'"):
         memory_prompt(MEMORY, variant="short")  # type: ignore[arg-type]
+
+
+def test_full_after_tools_has_the_full_text_and_is_marked_to_go_last():
+    assert memory_prompt(MEMORY, variant="full-after-tools") == memory_prompt(MEMORY)
+    assert memory_prompt(MEMORY, variant="full-after-tools", read_only=True) == memory_prompt(
+        MEMORY, read_only=True
+    )
+    assert set(MEMORY_LAST_VARIANTS) == {"full-after-tools"}
+    assert set(PROMPT_VARIANTS) == {"full", "appendix-a-only", "full-after-tools"}
+    assert memory_prompt(AgentManifest(memory=False), variant="full-after-tools") == ""

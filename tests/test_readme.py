@@ -51,6 +51,17 @@ def test_quickstart_page_shows_the_same_example() -> None:
     assert block.group(1) == _usage(README.read_text(encoding="utf-8"))
 
 
+def test_anthropic_page_shows_the_same_example() -> None:
+    """The README's Anthropic example (run by test_anthropic_memory_tool.py) matches the docs."""
+    readme = README.read_text(encoding="utf-8")
+    section = readme.split("## Anthropic memory tool", 1)[1].split("\n## ", 1)[0]
+    page = (DOCS / "anthropic-tool.md").read_text(encoding="utf-8")
+    first = re.compile(r"```python\n(.*?)```", re.S)
+    readme_block, page_block = first.search(section), first.search(page)
+    assert readme_block and page_block
+    assert readme_block.group(1) == page_block.group(1)
+
+
 def test_readme_links_resolve() -> None:
     """Relative links in the README (mkdocs checks the docs' own links, not the README's)."""
     text = re.sub(r"```.*?```|`[^`\n]*`", "", README.read_text(encoding="utf-8"), flags=re.S)

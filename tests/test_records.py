@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from memfs.records import (
+    MemoryNames,
     MemoryRecord,
     extract_wikilinks,
+    name_keys,
     name_style,
     parse_memory,
     worth_writing,
@@ -151,3 +155,222 @@ def test_fuzz_frontmatter_shapes(fm, body):
     again = parse_memory(r.dumps(), "memory/f.md")
     assert again.type == r.type
     assert again.description == r.description
+
+
+# -- Claude Code's files: findings that mean something, dates, names -------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
+TODAY = dt.date(2026, 12, 1)
+
+
+def test_a_title_as_name_is_a_note_not_drift():
+    r = parse_memory(
+        "---\nname: Cover letter standards\ndescription: One page\nmetadata:\n  type: user\n---\n",
+        "memory/cover.md",
+    )
+    assert [i.kind for i in r.issues] == ["name-style"]
+    assert r.drift == []
+    assert any("neither kebab" in f for f in r.findings)  # still said, just not counted
+    older = parse_memory("---\nname: x\ndescription: d\ntype: user\n---\n", "memory/x.md")
+    assert [i.kind for i in older.issues] == ["top-level-type"] and older.drift == []
+
+
+def test_frontmatter_that_is_not_yaml_is_read_with_a_finding_not_unparseable():
+    text = (
+        "---\nname: cover-letter\ndescription: Cover letter standards: NYC, 1 page\n"
+        "metadata: \n  type: feedback\n  modified: 2026-09-08T19:29:56.864Z\n---\nbody\n"
+    )
+    r = parse_memory(text, "memory/cover-letter.md")
+    assert (r.name, r.description, r.type) == (
+        "cover-letter",
+        "Cover letter standards: NYC, 1 page",
+        "feedback",
+    )
+    assert r.frontmatter_read == "lines"
+    assert [i.kind for i in r.drift] == ["not-yaml"]
+    assert "read line by line" in r.findings[0]
+    assert not any("not a valid YAML mapping" in f for f in r.findings)
+    assert r.date(TODAY) == ("metadata.modified", dt.date(2026, 9, 8))
+    assert r.dumps() == text  # unchanged: the original bytes
+    r.description = "Cover letter standards"
+    again = parse_memory(r.dumps(), "memory/cover-letter.md")
+    assert again.frontmatter_read == "yaml" and again.description == "Cover letter standards"
+    assert again.metadata_extra == {"modified": "2026-09-08T19:29:56.864Z"}
+
+
+def test_a_changed_record_with_unreadable_lines_is_not_written_back():
+    text = "---\nname: x\nrelated: [unclosed\ndescription: a: b\n---\nbody\n"
+    r = parse_memory(text, "memory/x.md")
+    assert r.frontmatter_read == "lines" and r.description == "a: b"
+    assert "lines 2 could not be read, so no date is trusted" in r.findings[0]
+    assert r.dumps() == text
+    r.body = "changed\n"
+    with pytest.raises(ValueError, match="lines that could not be read"):
+        r.dumps()
+
+
+def test_dates_by_precedence_and_never_from_the_future():
+    r = parse_memory(
+        "---\nname: x\ncreated: 2026-05-05\nmetadata:\n  modified: 2027-03-01T00:00:00Z\n---\n",
+        "memory/x.md",
+    )
+    assert list(r.dates) == ["metadata.modified", "created"]
+    assert r.date(TODAY) == ("created", dt.date(2026, 5, 5))
+    assert r.date() == ("metadata.modified", dt.date(2027, 3, 1))
+    assert r.age_days(TODAY) == 210
+    bad = parse_memory("---\nname: x\nmetadata:\n  modified: last week\n---\n", "memory/x.md")
+    assert bad.dates == {} and [i.kind for i in bad.drift] == [
+        "no-description",
+        "no-type",
+        "bad-date",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [
+        ("project-contracts", "memory/project_contracts.md"),
+        ("contracts", "memory/project_contracts.md"),
+        ("Project Contracts", "memory/project_contracts.md"),
+        ("project_contracts.md", "memory/project_contracts.md"),
+        ("user-role", "memory/user_role.md"),
+        ("role", "memory/user_role.md"),
+        ("Tests before fixes", "memory/feedback_tests.md"),  # by its name:, a title
+        ("feedback-contracts", None),  # a different type prefix is a different memory
+        ("ghost", None),
+    ],
+)
+def test_wikilinks_match_across_dashes_underscores_case_and_a_dropped_type_prefix(link, target):
+    records = [
+        parse_memory("---\nname: project_contracts\n---\n", "memory/project_contracts.md"),
+        parse_memory("---\nname: user-role\n---\n", "memory/user_role.md"),
+        parse_memory("---\nname: Tests before fixes\n---\n", "memory/feedback_tests.md"),
+    ]
+    assert MemoryNames(records).find(link) == target
+    assert name_keys("Project_Contracts.md") == {"project_contracts", "contracts"}
+
+
+def test_a_full_spelling_beats_one_with_the_prefix_dropped():
+    records = [
+        parse_memory("---\nname: a\n---\n", "memory/project_contracts.md"),
+        parse_memory("---\nname: b\n---\n", "memory/contracts.md"),
+    ]
+    names = MemoryNames(records)
+    assert names.find("contracts") == "memory/contracts.md"
+    assert names.find("project-contracts") == "memory/project_contracts.md"
+
+
+def test_worth_writing_counts_only_what_no_spelling_finds():
+    a = parse_memory("---\nname: a\n---\n[[project-contracts]] [[contracts]] [[todo-x]]\n", "a.md")
+    b = parse_memory("---\nname: b\n---\n", "project_contracts.md")
+    assert [w.name for w in worth_writing([a, b])] == ["todo-x"]
+
+
+FRONTMATTER_VARIANTS = {
+    # file: (how the frontmatter was read, name, type, description, drift kinds)
+    "colon_in_value.md": (
+        "lines",
+        "cover-letter-standards",
+        "feedback",
+        "Cover letter standards: one page, no photo, plain PDF",
+        ["not-yaml"],
+    ),
+    "quote_then_more.md": (
+        "lines",
+        "quote-then-more",
+        "project",
+        '"Weekly" means Monday to Sunday, not a rolling seven days',
+        ["not-yaml"],
+    ),
+    "flow_c_colon.md": (
+        "yaml",
+        "flow-c-colon",
+        "reference",
+        "Tags that libyaml and PyYAML read differently",
+        [],
+    ),
+    "trailing_space_metadata.md": (
+        "yaml",
+        "trailing-space-metadata",
+        "user",
+        "Claude Code writes the metadata key with a trailing space after the colon",
+        [],
+    ),
+    "continuation.md": (
+        "lines",
+        "continuation",
+        "project",
+        "A description that goes on: over a second line indented under the first",
+        ["not-yaml"],
+    ),
+    "block_scalar.md": (
+        "yaml",
+        "block-scalar",
+        "reference",
+        "Folded block scalars are valid YAML and read as one line",
+        [],
+    ),
+    "unreadable_key.md": (
+        "lines",
+        "unreadable-key",
+        "feedback",
+        "One key cannot be read: the rest can",
+        ["not-yaml"],
+    ),
+    "unclosed_flow.md": ("none", "unclosed_flow", None, None, ["unparseable", "no-description"]),
+    "list_frontmatter.md": (
+        "none",
+        "list_frontmatter",
+        None,
+        None,
+        ["unparseable", "no-description"],
+    ),
+    "no_frontmatter.md": (None, "no_frontmatter", None, None, ["no-frontmatter", "no-description"]),
+    "crlf.md": ("lines", "crlf", "user", "Windows line endings: still read", ["not-yaml"]),
+    "bom.md": ("yaml", "bom", "user", "A byte-order mark before the fence", []),
+    "metadata_child_colon.md": (
+        "lines",
+        "metadata-child-colon",
+        "project",
+        "The break is inside the metadata block",
+        ["not-yaml"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FRONTMATTER_VARIANTS))
+def test_frontmatter_fixture_variants(name):
+    how, rec_name, mtype, description, drift = FRONTMATTER_VARIANTS[name]
+    raw = (FIXTURES / "frontmatter" / name).read_bytes()
+    r = parse_memory(raw, name)
+    assert (r.frontmatter_read, r.name, r.type, r.description) == (
+        how,
+        rec_name,
+        mtype,
+        description,
+    )
+    assert [i.kind for i in r.drift] == drift
+    assert r.dumps().encode() == raw
+
+
+DATE_VARIANTS = {
+    "recorded.md": ("metadata.recorded", dt.date(2026, 11, 20)),
+    "modified_z.md": ("metadata.modified", dt.date(2026, 10, 2)),
+    "updated_top.md": ("updated", dt.date(2026, 9, 30)),
+    "created_only.md": ("created", dt.date(2026, 5, 5)),
+    "last_accessed_only.md": None,
+    "future_modified.md": ("created", dt.date(2026, 5, 5)),
+    "future_only.md": None,
+    "offset_datetime.md": ("metadata.modified", dt.date(2026, 11, 28)),
+    "bad_date.md": ("created", dt.date(2026, 4, 1)),
+    "quoted_date.md": ("created", dt.date(2026, 3, 3)),
+    "not_yaml_with_date.md": ("metadata.modified", dt.date(2026, 11, 15)),
+    "space_datetime.md": ("updated", dt.date(2026, 7, 7)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DATE_VARIANTS))
+def test_date_fixture_variants(name):
+    r = parse_memory((FIXTURES / "dates" / name).read_bytes(), name)
+    assert r.date(TODAY) == DATE_VARIANTS[name]
+    assert ("bad-date" in [i.kind for i in r.issues]) == (name == "bad_date.md")

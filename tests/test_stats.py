@@ -1,9 +1,11 @@
-"""``collect_stats`` and ``memfs stats`` / ``memfs cat``: the seed's §4 table, reproduced."""
+"""``collect_stats`` and ``memfs stats`` / ``memfs cat``: the seed's §4 table, reproduced, and
+the same figures for a Claude Code store in each layout."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+from pathlib import Path
 from typing import Any
 
 import fsspec
@@ -12,8 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memfs import FsspecFileStore, InMemoryFileStore, LocalFileStore, MemFS
 from memfs.cli import main
+from memfs.commands.transfer import apply_transfer, plan_transfer
 from memfs.counting import CountingFileStore
 from memfs.generator import SEED_INDEX_BYTES, generate_workspace
+from memfs.layout import Layout, detect_layout
 from memfs.stats import collect_stats
 
 from tests.conftest import TODAY
@@ -236,3 +240,163 @@ def test_fuzz_any_workspace_content_reports(files):
     assert r.memory_files == len(memory)
     assert r.index.exists == ("MEMORY.md" in files)
     assert r.index.linked + r.index.orphans == len(memory)
+
+
+# -- real Claude Code stores: both layouts, the same figures --------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
+LAYOUTS = {
+    "platform": Layout.platform(),
+    "flat": Layout.claude_code(""),
+    "nested": Layout.claude_code(".claude/memory"),
+}
+
+
+def _fixture_stats(name: str, layout: Layout | None = None):
+    fs = MemFS(LocalFileStore(FIXTURES / name), clock=lambda: TODAY)
+    layout = layout or detect_layout(fs.raw.find("")).layout
+    return collect_stats(MemFS(fs.store, layout=layout, clock=lambda: TODAY, read_only=True))
+
+
+def _names(layout: Layout, paths: list[str]) -> list[str]:
+    return sorted(p[len(layout.memory_dir) + 1 :] if layout.memory_dir else p for p in paths)
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_the_three_layouts_give_the_hand_checked_figures(name):
+    r = _fixture_stats(name)
+    layout = LAYOUTS[name]
+    assert (r.layout, r.memory_dir) == (layout.kind, layout.memory_dir)
+    ix = r.index
+    # By hand, from tests/fixtures/claude_code/flat/MEMORY.md: six entry lines (user_role,
+    # feedback_tests_first, `feedback_style.md` in backticks, the booking-rules table row, the
+    # [[project-contracts]] row, deploy_old), two packed lines (no-force-push + the
+    # project_migration.md named in its hook; staging + CI), nine memories linked.
+    assert (r.memory_files, ix.hot_lines, ix.packed_lines, ix.folded) == (11, 6, 2, 4)
+    assert ix.linked == 9
+    assert _names(layout, ix.orphan_paths) == ["broken_yaml.md", "notes_orphan.md"]
+    assert _names(layout, ix.broken_paths) == ["deploy_old.md"]
+    assert r.findings == {"no-description": 2, "no-frontmatter": 1, "not-yaml": 3, "unparseable": 1}
+    assert r.files_with_findings == 5  # the two titles used as names are notes, not findings
+    assert r.notes == {"name-style": 2, "top-level-type": 3}
+    assert (r.read_line_by_line, r.unparseable_frontmatter, r.no_frontmatter) == (3, 1, 1)
+    assert r.worth_writing_names == ["release-checklist"]
+    a = r.ages
+    assert (a.with_date, a.would_get_reminder, a.future_dated) == (8, 7, 0)
+    assert a.sources == {
+        "metadata.recorded": 1,
+        "metadata.modified": 4,
+        "updated": 1,
+        "created": 2,
+    }
+    assert ix.claude_code.cut_lines == 0
+
+
+def test_the_same_store_reads_the_same_in_every_layout():
+    reports = {name: _fixture_stats(name) for name in LAYOUTS}
+
+    def comparable(name):
+        r, layout = reports[name], LAYOUTS[name]
+        d = r.model_dump(exclude={"workspace", "layout", "memory_dir", "index_path"})
+        d["index"]["orphan_paths"] = _names(layout, r.index.orphan_paths)
+        d["index"]["broken_paths"] = _names(layout, r.index.broken_paths)
+        d["finding_files"] = {k: _names(layout, v) for k, v in r.finding_files.items()}
+        for key in ("path", "bytes", "chars", "estimated_tokens", "estimated_tokens_with_margin",
+                    "hot_chars_per_entry", "cold_chars_per_memory", "claude_code"):  # fmt: skip
+            d["index"].pop(key)  # the platform's links are longer by "memory/"
+        d.pop("derived_index")
+        return d
+
+    assert comparable("platform") == comparable("flat") == comparable("nested")
+
+
+def test_pointed_at_the_wrong_layout_the_figures_say_so():
+    wrong = _fixture_stats("flat", Layout.platform())
+    assert wrong.memory_files == 0 and wrong.index.exists
+    moved = _fixture_stats("flat", Layout.claude_code("memory"))
+    assert moved.memory_files == 0 and not moved.index.exists
+
+
+def test_frontmatter_and_date_fixture_figures():
+    fm = _fixture_stats("frontmatter")
+    assert fm.memory_files == 13 and fm.index.hot_lines == 13 and fm.index.orphans == 0
+    assert (fm.read_line_by_line, fm.unparseable_frontmatter, fm.no_frontmatter) == (6, 2, 1)
+    assert fm.files_with_findings == 9
+    dates = _fixture_stats("dates")
+    a = dates.ages
+    assert (a.with_date, a.without_date, a.future_dated) == (11, 1, 1)
+    assert a.sources == {"metadata.recorded": 1, "metadata.modified": 3, "updated": 2, "created": 4}
+    assert a.would_get_reminder == 10  # every dated file but the future one is over a day old
+
+
+def test_index_fixture_figures_and_what_claude_code_would_cut():
+    r = _fixture_stats("index")
+    ix = r.index
+    assert (r.memory_files, ix.hot_lines, ix.packed_lines, ix.folded) == (13, 9, 2, 5)
+    assert (ix.linked, ix.orphan_paths, ix.broken_paths) == (
+        12,
+        ["nu.md"],
+        ["gone.md", "not-yet.md"],
+    )
+    cc = ix.claude_code
+    assert (cc.loaded_lines, cc.cut_lines, cc.cut_paths) == (200, 6, ["mu.md"])
+    assert cc.loaded_chars + cc.cut_chars == ix.chars
+    assert "mu.md" not in ix.orphan_paths  # cut by Claude Code, still linked: memfs injects it all
+
+
+def test_claude_code_cuts_at_25000_characters_too(memfs):
+    line = "- " + "x" * 997 + "\n"  # 1,000 characters
+    memfs.store.write(
+        "MEMORY.md", (line * 30 + "- [Late](memory/late.md) — after the cut\n").encode()
+    )
+    memfs.store.write("memory/late.md", b"---\nname: late\n---\n")
+    cc = collect_stats(memfs).index.claude_code
+    assert (cc.loaded_lines, cc.loaded_chars, cc.cut_lines) == (25, 25_000, 6)
+    assert cc.cut_paths == ["memory/late.md"]
+
+
+@pytest.mark.parametrize("name", ["flat", "nested", "frontmatter", "dates", "index"])
+def test_import_then_stats_reports_the_orphans_of_stats_in_place(name):
+    src = MemFS(LocalFileStore(FIXTURES / name), clock=lambda: TODAY)
+    layout = detect_layout(src.raw.find("")).layout
+    src = MemFS(src.store, layout=layout, read_only=True)
+    in_place = _fixture_stats(name)
+    ws = MemFS(InMemoryFileStore(), clock=lambda: TODAY, credential_guard=False)
+    apply_transfer(plan_transfer(src, ws), ws)
+    imported = collect_stats(ws)
+    assert _names(layout, in_place.index.orphan_paths) == _names(
+        ws.layout, imported.index.orphan_paths
+    )
+    assert _names(layout, in_place.index.broken_paths) == _names(
+        ws.layout, imported.index.broken_paths
+    )
+    assert (imported.index.hot_lines, imported.index.packed_lines) == (
+        in_place.index.hot_lines,
+        in_place.index.packed_lines,
+    )
+
+
+def test_cli_detects_the_layout_and_lists_the_files_behind_each_figure(capsys):
+    assert main(["stats", str(FIXTURES / "flat"), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "layout: claude-code layout: index MEMORY.md" in out
+    assert "MEMORY.md beside 11 markdown files at the root" in out
+    for line in [
+        "orphan  notes_orphan.md",
+        "broken  deploy_old.md",
+        "finding not-yaml  feedback_tests_first.md",
+        "finding unparseable  broken_yaml.md",
+        "note    name-style  feedback_tests_first.md",
+        "missing [[release-checklist]]",
+    ]:
+        assert line in out, line
+    assert main(["stats", str(FIXTURES / "index"), "--list"]) == 0
+    assert "cut     mu.md" in capsys.readouterr().out
+    assert main(["stats", str(FIXTURES / "nested"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["layout"], data["index_path"]) == ("claude-code", ".claude/memory/MEMORY.md")
+    assert "no MEMORY.md at the root" in data["layout_reason"]
+    assert data["index"]["orphans"] == 2
+    assert main(["stats", str(FIXTURES / "flat"), "--layout", "platform", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["memory_files"] == 0 and data["layout_reason"] == "chosen with --layout platform"

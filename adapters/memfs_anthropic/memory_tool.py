@@ -50,6 +50,7 @@ from memfs.errors import UnsafePathError
 from memfs.filesystem import MemFS
 from memfs.layout import INDEX_NAME
 from memfs.paths import join, normalize
+from memfs.receipt import write_receipt
 from memfs.staleness import split_view
 
 MEMORIES_ROOT = "/memories"
@@ -89,6 +90,12 @@ DELIBERATE_DIFFERENCES: dict[str, str] = {
         "on a read-only mount (fs.read_only(), what workflow turns get) every mutating "
         "command is an error result carrying MemFS's EROFS message; the reference has no "
         "read-only mode"
+    ),
+    "write-receipt": (
+        "create, str_replace and insert of a memory file or of MEMORY.md add MemFS's write "
+        "receipt after the reference's message, past a blank line: what was stored (name, "
+        "type, description, recorded date) and what is wrong with it, the same receipt every "
+        "surface gives; the reference says only that the file was written"
     ),
 }
 """Where this tool knowingly differs from the SDK reference, and why."""
@@ -218,6 +225,11 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             f"The file {t.shown} no longer exists (may have been deleted or renamed concurrently)."
         )
 
+    def _receipt(self, t: _Target, stored: bytes, sent: bytes | None = None) -> str:
+        """MemFS's write receipt for what is now stored at ``t``, after a blank line; or ``""``."""
+        receipt = write_receipt(t.rel, stored, layout=self.fs.layout, sent=sent)
+        return f"\n\n{receipt}" if receipt else ""
+
     def _edit(self, t: _Target, change: Callable[[str], str]) -> str:
         """Apply ``change`` to the stored text without losing a concurrent write; return what
         was stored (MemFS may stamp metadata.recorded).
@@ -344,13 +356,14 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         t = self.resolve(command.path)
         if t.is_root:
             raise ToolError(f"File {command.path} already exists")
+        sent = command.file_text.encode("utf-8")
         with self._errors(command.path):
             try:
-                self.fs.pipe_file(t.rel, command.file_text.encode("utf-8"), mode="create")
+                stored = self.fs.save(t.rel, sent, create=True)
             except (FileExistsError, IsADirectoryError) as e:
                 # FileExistsError covers MemFS's PathConflictError: another writer got there first
                 raise ToolError(f"File {command.path} already exists") from e
-        return f"File created successfully at: {command.path}"
+        return f"File created successfully at: {command.path}{self._receipt(t, stored, sent)}"
 
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
         t = self.resolve(command.path)
@@ -388,7 +401,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         ]
         return (
             "The memory file has been edited. Here is the snippet showing the change (with line "
-            "numbers):\n" + "\n".join(snippet)
+            "numbers):\n" + "\n".join(snippet) + self._receipt(t, stored.encode("utf-8"))
         )
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
@@ -406,8 +419,8 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             new_content = "\n".join(lines)
             return new_content if new_content.endswith("\n") else new_content + "\n"
 
-        self._edit(t, insert)
-        return f"The file {command.path} has been edited."
+        stored = self._edit(t, insert)
+        return f"The file {command.path} has been edited.{self._receipt(t, stored.encode('utf-8'))}"
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
         t = self.resolve(command.path)

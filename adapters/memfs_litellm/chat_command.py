@@ -158,7 +158,10 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     try:
         model, kwargs = resolve_model(args.model, args.api_base, args.api_key)
         manifest = load_manifest(args.app)
-        fs = open_workspace(args.workspace, create=args.create, read_only=args.workflow)
+        fs, found = open_workspace(
+            args.workspace, create=args.create, read_only=args.workflow, layout=args.layout
+        )
+        print(f"memfs chat: {args.workspace} — {found.describe()}", file=sys.stderr)
     except (OSError, ValueError) as e:
         print(f"memfs chat: {e}", file=sys.stderr)
         return 2

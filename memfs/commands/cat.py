@@ -25,11 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     try:
-        fs = open_workspace(args.workspace, read_only=True)
+        fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
         data = (fs.raw if args.raw else fs).cat_file(args.path)
     except (OSError, ValueError) as e:
         print(f"memfs cat: {e}", file=sys.stderr)
         return 1
+    print(f"layout: {found.describe()}", file=sys.stderr)
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
     if out is not None:
         out.write(data)

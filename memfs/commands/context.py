@@ -38,21 +38,25 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     try:
-        fs = open_workspace(args.workspace, read_only=True)
+        fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
         manifest = load_manifest(args.app)
     except (OSError, ValueError) as e:
         print(f"memfs context: {e}", file=sys.stderr)
         return 2
+    print(f"layout: {found.describe()}", file=sys.stderr)
     mode: TurnMode = "workflow" if args.workflow else "chat"
     turn = build_turn(mode=mode, history=[], user_message="", manifest=manifest, fs=fs)
     block = turn.context_block
     tokens = estimate_tokens(block)
-    prompt = memory_prompt(manifest, read_only=args.workflow) if args.prompt else None
+    prompt = (
+        memory_prompt(manifest, layout=fs.layout, read_only=args.workflow) if args.prompt else None
+    )
     if args.json:
         out = {
             "workspace": args.workspace,
             "mode": turn.mode,
-            "context_files": manifest.effective_context_files(),
+            "layout": found.layout.kind,
+            "context_files": manifest.effective_context_files(fs.layout.index_path),
             "block": block,
             "chars": len(block),
             "tokens": tokens,

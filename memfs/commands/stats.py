@@ -1,4 +1,4 @@
-"""``memfs stats PATH_OR_URL``: the seed's §4 measurements on any workspace, read-only."""
+"""``memfs stats PATH_OR_URL``: memory measurements on any workspace, read-only."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from memfs.stats import StatsReport, collect_stats
+from memfs.stats import CLAUDE_CODE_MAX_CHARS, CLAUDE_CODE_MAX_LINES, StatsReport, collect_stats
 from memfs.workspace import add_workspace_argument, open_workspace
 
 
@@ -19,33 +19,44 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="measure a workspace's memory: sizes, types, index coverage, ages, index cost",
         description=(
             "Measure the memory of WORKSPACE in one read-only pass: file sizes, types, "
-            "drift, MEMORY.md size and tokens, orphans and broken links, hot vs cold index "
-            "cost, ages, and what an index derived from frontmatter would cost. It reports; "
-            "it never rewrites the index."
+            "findings, index size and tokens, orphans and broken links, hot vs cold index "
+            "cost, what Claude Code would cut from its index, ages, and what an index derived "
+            "from frontmatter would cost. It reports; it never rewrites the index."
         ),
     )
     add_workspace_argument(p)
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    p.add_argument("--list", action="store_true", help="also list orphan and broken-link paths")
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="also list the files behind each figure: orphans, broken links, findings, cuts",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        fs = open_workspace(args.workspace, read_only=True)
+        fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
         report = collect_stats(fs)
     except (OSError, ValueError) as e:
         print(f"memfs stats: {e}", file=sys.stderr)
         return 2
+    report.layout_reason = found.reason
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
-        render(report, Console(), list_paths=args.list)
+        console = Console()
+        console.print(f"layout: {escape(found.describe())}", soft_wrap=True)
+        render(report, console, list_paths=args.list)
     return 0
 
 
 def _pct(part: int, whole: int) -> str:
     return f"{part} ({100 * part / whole:.0f}%)" if whole else str(part)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items() if v)
 
 
 def render(report: StatsReport, console: Console, *, list_paths: bool = False) -> None:
@@ -56,7 +67,7 @@ def render(report: StatsReport, console: Console, *, list_paths: bool = False) -
     table.add_column("value")
 
     def section(name: str) -> None:
-        table.add_row(f"[bold]{name}[/bold]", "", end_section=False)
+        table.add_row(f"[bold]{escape(name)}[/bold]", "", end_section=False)
 
     section("memory files")
     table.add_row("files", str(n))
@@ -64,21 +75,27 @@ def render(report: StatsReport, console: Console, *, list_paths: bool = False) -
         "size min / median / max",
         f"{r.sizes.min:,} B / {r.sizes.median:,.0f} B / {r.sizes.max:,} B",
     )
-    table.add_row("types", ", ".join(f"{k} {v}" for k, v in r.types.items() if v))
+    table.add_row("types", _counts(r.types))
     table.add_row("without description", _pct(r.without_description, n))
     if r.description_chars_mean is not None:
         table.add_row("description length (mean)", f"{r.description_chars_mean:.0f} chars")
     table.add_row("name styles", ", ".join(f"{k} {v}" for k, v in r.name_styles.items()))
     if r.extra_keys:
-        table.add_row("non-spec keys", ", ".join(f"{k} {v}" for k, v in r.extra_keys.items()))
+        table.add_row("non-spec keys", escape(_counts(r.extra_keys)))
     table.add_row(
-        "frontmatter drift",
-        f"{r.files_with_findings} files with findings; {r.no_frontmatter} without frontmatter, "
+        "files with findings",
+        f"{_pct(r.files_with_findings, n)}" + (f": {_counts(r.findings)}" if r.findings else ""),
+    )
+    if r.notes:
+        table.add_row("notes (not counted)", _counts(r.notes))
+    table.add_row(
+        "frontmatter",
+        f"{r.no_frontmatter} without, {r.read_line_by_line} not YAML (read line by line), "
         f"{r.unparseable_frontmatter} unparseable",
     )
     table.add_row(escape("[[links]] to memories not written yet"), str(r.worth_writing))
 
-    section("MEMORY.md")
+    section(ix.path)
     if not ix.exists:
         table.add_row("index", "absent (nothing is injected)")
     else:
@@ -96,12 +113,23 @@ def render(report: StatsReport, console: Console, *, list_paths: bool = False) -
             "cost per memory (chars)",
             f"hot {ix.hot_chars_per_entry:.0f}, cold {ix.cold_chars_per_memory:.0f}",
         )
+        cc = ix.claude_code
+        table.add_row(
+            f"Claude Code would load ({CLAUDE_CODE_MAX_LINES} lines / "
+            f"{CLAUDE_CODE_MAX_CHARS:,} chars)",
+            f"{cc.loaded_lines} lines, {cc.loaded_chars:,} chars; cuts {cc.cut_lines} lines "
+            f"naming {cc.cut_memories} memories (memfs injects it whole)"
+            if cc.cut_lines
+            else "all of it",
+        )
     table.add_row("linked", _pct(ix.linked, n))
     table.add_row("orphans (not in the index)", _pct(ix.orphans, n))
     table.add_row("broken links", str(ix.broken_links))
 
-    section("ages (metadata.recorded)")
+    section("ages (date by precedence)")
     table.add_row("with a date", f"{ages.with_date} of {n}")
+    if ages.sources:
+        table.add_row("date from", _counts(ages.sources))
     table.add_row(
         f"stale today ({ages.today})", f"{ages.would_get_reminder} get a staleness reminder"
     )
@@ -109,16 +137,31 @@ def render(report: StatsReport, console: Console, *, list_paths: bool = False) -
         table.add_row("median / oldest", f"{ages.median_days:.0f} / {ages.oldest_days} days")
     table.add_row("distribution", ", ".join(f"{k}: {v}" for k, v in ages.buckets.items() if v))
     if ages.future_dated:
-        table.add_row("future-dated", str(ages.future_dated))
+        table.add_row("future-dated (not trusted)", str(ages.future_dated))
 
-    section("rejected: index derived from frontmatter (§5)")
+    section("rejected: index derived from frontmatter")
     ratio = f" = {der.ratio_to_curated:.1f}x the curated index" if der.ratio_to_curated else ""
     table.add_row("characters", f"{der.chars:,}{ratio}")
     table.add_row("est. tokens", f"{der.estimated_tokens:,}")
     table.add_row("files with nothing to derive", str(der.files_without_description))
     console.print(table)
     if list_paths:
-        for p in ix.orphan_paths:
-            console.print(f"orphan  {p}")
-        for p in ix.broken_paths:
-            console.print(f"broken  {p}")
+        _print_lists(report, console)
+
+
+def _print_lists(r: StatsReport, console: Console) -> None:
+    def out(line: str) -> None:
+        console.print(escape(line), soft_wrap=True, highlight=False)
+
+    for p in r.index.orphan_paths:
+        out(f"orphan  {p}")
+    for p in r.index.broken_paths:
+        out(f"broken  {p}")
+    for p in r.index.claude_code.cut_paths:
+        out(f"cut     {p}  (only on index lines Claude Code does not load)")
+    for kind, paths in r.finding_files.items():
+        label = "note   " if kind in r.notes else "finding"
+        for p in paths:
+            out(f"{label} {kind}  {p}")
+    for name in r.worth_writing_names:
+        out(f"missing [[{name}]]")

@@ -99,6 +99,7 @@ class CredentialRefusedError(PermissionError):
 
     def __init__(self, path: str, findings: list[Finding]) -> None:
         self.findings = findings
+        path = _redact_name(path, [f for f in findings if f.line == 0])
         what = "; ".join(
             f"{f.kind} {'in the file name' if f.line == 0 else f'on line {f.line}'} ({f.preview})"
             for f in findings[:3]
@@ -115,6 +116,13 @@ class CredentialRefusedError(PermissionError):
             "is fine on its own; write it without a password or token label in front.",
             path,
         )
+
+
+def _redact_name(path: str, in_name: list[Finding]) -> str:
+    """The path with each secret in its names replaced by its preview (the error quotes it)."""
+    for f in sorted(in_name, key=lambda f: f.start, reverse=True):
+        path = path[: f.start] + f"[{f.kind}: {f.preview}]" + path[f.end :]
+    return path
 
 
 def check_credentials(path: str, data: bytes | str) -> None:

@@ -35,7 +35,7 @@ from memfs.credentials.values import (
 
 # Lower case; a space means "a space, '-', '_' or nothing" (``api key`` = api_key = apiKey).
 PASSWORD_LABELS: tuple[str, ...] = (
-    "password", "passwd", "passphrase", "passcode", "pwd", "pass", "mdp", "passwort",
+    "password", "passwd", "passphrase", "passcode", "pwd", "pw", "pass", "mdp", "passwort",
     "kennwort", "contraseña", "contrasena", "senha", "пароль", "mot de passe", "clave",
     "密码", "密碼", "口令", "通行碼", "通行码", "暗証番号", "パスワード",
     "비밀번호", "패스워드", "비번", "암호",
@@ -164,7 +164,8 @@ def family_of(label: str) -> str:
 
 _MARK_WORDS = r"is now|is|are|was|ist|lautet|es|est|é|это|será|sera"
 _MARK = (  # [ \t], never \s: a value is on the label's line (the line below is _eol_tail's)
-    r"(?P<mark>[ \t]*(?::=|=>|->|→|:|=|—|–)[ \t]*"
+    r"(?P<mark>[ \t]*(?::=|=>|->|→|:(?!//)|=|—|–)[ \t]*"
+    r"|[ \t]+(?:was |is |has been |got )?(?:reset|changed|set|updated|rotated) to[ \t]+"
     rf"|[ \t]+(?:{_MARK_WORDS})[ \t]+"
     r"|[ \t]*(?:是|為|为|改成|改為|改为|換成|换成|設為|设为|は|는|은|이|가|を|를|을)[ \t]*)"
 )
@@ -199,8 +200,14 @@ def _weak_tail() -> re.Pattern[str]:
 
 @cache
 def _eol_tail() -> re.Pattern[str]:
-    """A label that ends its line with a colon: the value is on the next line."""
-    return re.compile(rf"{_CLOSE}(?:{_QUALIFIER})?[ \t]*[:：][ \t*]*(?=\n)")
+    """A label that ends its line with a colon (or is the whole line): the value is below."""
+    return re.compile(rf"{_CLOSE}(?:(?:{_QUALIFIER})?[ \t]*[:：][ \t*]*|[ \t]*)(?=\n)")
+
+
+@cache
+def _token_after() -> re.Pattern[str]:
+    """Printable-ASCII runs on the rest of a line (for ``пароль от сервера X``)."""
+    return re.compile(r"(?<![^\s(「『])[!#-&(-+\--:<-~]+(?=[\s,.;:)」』]|$)")
 
 
 @cache
@@ -223,6 +230,12 @@ def _table_header() -> re.Pattern[str]:
 @cache
 def _slash() -> re.Pattern[str]:
     return re.compile(r"/(?P<sp>[ \t]*)(?P<value>[^\s/\"'`,;|]+)")
+
+
+@cache
+def _colon_pair() -> re.Pattern[str]:
+    """``jenkins:Secret1!`` (one token) after a login word on the same line."""
+    return re.compile(r"(?<![\w/@:.-])[a-z][\w.\-]{1,30}:(?P<value>[^\s/\"'`,;|]{6,})")
 
 
 @cache
@@ -251,10 +264,14 @@ def _trim(value: str) -> str:
     return value.rstrip(".:)]}>")
 
 
-def _accept(family: str, value: str, context: str, *, weak: bool) -> bool:
+def _accept(
+    family: str, value: str, context: str, *, weak: bool, labelled: bool | None = None
+) -> bool:
     if not value or is_placeholder(value):
         return False
-    if is_public_identifier(value, context, labelled=family != "generic"):
+    if labelled is None:
+        labelled = family != "generic"
+    if is_public_identifier(value, context, labelled=labelled):
         return False
     if family == "generic":
         return random_looking(value, min_len=20 if weak else 16, min_entropy=3.5 if weak else 3.3)
@@ -319,6 +336,8 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
                 value = _trim(text[w.start("value") : w.end("value")])
                 if _accept(family, value, text[line_start : w.start("value")], weak=True):
                     hit = (w.start("value"), w.start("value") + len(value), kind)
+        if hit is None and family == "password" and label != "pass":
+            hit = _strong_token_after(text, end, line_start, kind)
         if hit is None and label != "pass" and _label_line(lowered[line_start:start]):
             e = eol_tail.match(lowered, end)
             if e:
@@ -347,6 +366,19 @@ _KINDS = {
 PREV_LINE_KIND = "secret on the line under its label"
 TABLE_KIND = "secret in a table column headed as a credential"
 SLASH_KIND = "password in a user / password pair"
+
+
+def _strong_token_after(text: str, end: int, line_start: int, kind: str) -> Hit | None:
+    """A typed-password-looking token among the next few words on the label's line."""
+    nl = text.find("\n", end)
+    rest_end = min(len(text) if nl < 0 else nl, end + 48)
+    for n, m in enumerate(_token_after().finditer(text, end, rest_end)):
+        if n >= 6:
+            break
+        value = _trim(m.group())
+        if _accept("password", value, text[line_start : m.start()], weak=True):
+            return m.start(), m.start() + len(value), kind
+    return None
 
 
 def _label_line(before: str) -> bool:
@@ -388,7 +420,7 @@ def find_in_tables(text: str, lowered: str) -> Iterator[Hit]:
     labels = _label_regex()
     for m in _table_header().finditer(lowered):
         cells = m.group("cells").split("|")
-        families: dict[int, str] = {}
+        families: dict[int, tuple[str, bool]] = {}
         for i, cell in enumerate(cells):
             c = cell.strip().strip("`*_").strip()
             lm = labels.fullmatch(c) or labels.fullmatch(c.rstrip("s"))
@@ -399,7 +431,9 @@ def find_in_tables(text: str, lowered: str) -> Iterator[Hit]:
             family = family_of(lm.group())
             if family == "generic" and lm.group() in ("key", "schlüssel", "chave", "clé", "llave"):
                 continue  # a config table's "key" column holds names, not keys
-            families[i] = family
+            # A column headed "secret" or "token" holds secrets, typed ones too; but a hash
+            # or an ID there is still an identifier.
+            families[i] = ("key", False) if family == "generic" else (family, True)
         if not families:
             continue
         pos = m.end()
@@ -408,12 +442,12 @@ def find_in_tables(text: str, lowered: str) -> Iterator[Hit]:
             row_end = len(text) if nl < 0 else nl
             cell_start = text.index("|", pos) + 1
             for i, part in enumerate(text[cell_start:row_end].split("|")):
-                family = families.get(i)
+                column = families.get(i)
                 value = part.strip().strip("`").strip()
-                if family and value and " " not in value:
+                if column and value and " " not in value:
                     offset = text.index(value, cell_start)
                     value = _trim(value)
-                    if _accept(family, value, "", weak=False):
+                    if _accept(column[0], value, "", weak=False, labelled=column[1]):
                         yield offset, offset + len(value), TABLE_KIND
                 cell_start += len(part) + 1
             pos = row_end + 1
@@ -421,10 +455,8 @@ def find_in_tables(text: str, lowered: str) -> Iterator[Hit]:
 
 def find_pairs(text: str, lowered: str) -> Iterator[Hit]:
     """``admin / X`` after a login word, or after a default user name, with spaces around."""
-    if "/" not in text:
-        return
     user_before, login = _user_before(), _login_word()
-    for m in _slash().finditer(lowered):
+    for m in _slash().finditer(lowered) if "/" in text else ():
         line_start = lowered.rfind("\n", 0, m.start()) + 1
         before = lowered[max(line_start, m.start() - 40) : m.start()]
         u = user_before.search(before)
@@ -438,3 +470,11 @@ def find_pairs(text: str, lowered: str) -> Iterator[Hit]:
             continue  # code: "(ROOT / t).exists()"
         if _accept("password", value, "", weak=True):
             yield m.start("value"), m.start("value") + len(value), SLASH_KIND
+    for m in _login_word().finditer(lowered):
+        nl = lowered.find("\n", m.end())
+        c = _colon_pair().search(lowered, m.end(), len(lowered) if nl < 0 else nl)
+        if c is None:
+            continue
+        value = _trim(text[c.start("value") : c.end("value")])
+        if not any(ch in value for ch in "()[]{}=") and _accept("password", value, "", weak=True):
+            yield c.start("value"), c.start("value") + len(value), SLASH_KIND

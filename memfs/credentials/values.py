@@ -81,6 +81,7 @@ _DIGEST_PREFIX = (
     r"(?i)(?:sha-?(?:1|224|256|384|512)|md5|blake2[bs]?|crc32|fingerprint|digest|checksum|hash)"
     r"(?:[^\w]|is|是|為|为|は|는|은){1,6}$"
 )
+_DIGEST_VALUE = r"(?i)(?:sha-?(?:1|224|256|384|512)|md5|blake2[bs]?)[:-]"
 _CRYPTO_CONTEXT = (
     r"(?i)address|wallet|\bmint\b|program|pubkey|public|contract|multisig|ledger|"
     r"地址|錢包|钱包|公鑰|公钥|合約|合约|アドレス|ウォレット|주소|지갑|adresse|dirección|direccion|"
@@ -100,7 +101,7 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
         return True  # an account or contract address: public by design
     if _re(r"0x[0-9a-fA-F]{64}").fullmatch(v):
         return not labelled  # a transaction or block hash, unless given as a private key
-    if _re(_DIGEST_PREFIX).search(context[-24:]):
+    if _re(_DIGEST_PREFIX).search(context[-24:]) or _re(_DIGEST_VALUE).match(v):
         return True
     for pattern in (_NUMBER, _DATE, _VERSION, _IP, _EMAIL, _ENV_NAME, _FILE, _CID, _BTC):
         if _re(pattern).fullmatch(v):
@@ -113,6 +114,8 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
         return True  # the base64 body of an SSH public key ("ssh-ed25519 AAAAC3…")
     if _re(r"(?i)(?:public|publishable)[-_ ]?key|公鑰|公钥|公開鍵|공개\s?키").search(context):
         return True
+    if _re(_PATH).fullmatch(v) is not None and v.count("/") >= 2:
+        return True  # secret/data/prod/db: where a secret is kept
     if labelled:
         return False
     if _re(_UUID).fullmatch(v) or _re(_ULID).fullmatch(v):
@@ -121,9 +124,10 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
         return True  # short SHAs, git commits, sha1/sha256/sha512 digests
     if _re(r"[0-9a-f]{24}").fullmatch(v):
         return True  # a MongoDB ObjectId
-    if 32 <= len(v) <= 44 and _re(_BASE58).fullmatch(v) and _re(_CRYPTO_CONTEXT).search(context):
-        return True  # a Solana (or other base58) address named as one
-    return _re(_PATH).fullmatch(v) is not None and v.count("/") >= 2
+    # a Solana (or other base58) address named as one
+    return bool(
+        32 <= len(v) <= 44 and _re(_BASE58).fullmatch(v) and _re(_CRYPTO_CONTEXT).search(context)
+    )
 
 
 def random_looking(value: str, *, min_len: int = 16, min_entropy: float = 3.0) -> bool:
@@ -194,7 +198,9 @@ def typed_secret(value: str, *, strong: bool = False) -> bool:
     if _re(r"[A-Za-z][a-z]*(?:[-_.][A-Za-z][a-z]*)*").fullmatch(value):
         return False  # words: "rotated", "Vault-managed", "read_only"
     if strong:
+        if _re(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*\d*").fullmatch(value):
+            return False  # an identifier: "UserForm2", "getToken3"
         return len(value) >= 8 and bool(digits or inner_symbol) and (mixed or inner_symbol)
     if digits and len(value) >= 8:
         return True
-    return (inner_symbol or (digits and symbols)) or (mixed and len(value) >= 10)
+    return inner_symbol or bool(digits and symbols) or (mixed and len(value) >= 10)

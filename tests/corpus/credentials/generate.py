@@ -140,7 +140,7 @@ FORMATS: tuple[Format, ...] = (
     Format("generic_api_key", Fakes.api_key_plain, TYPED, "DD_API_KEY", "api_key", count=30),
     Format("connection_url_password", Fakes.password, ("url",), "DATABASE_URL", "password"),
     Format("authorization_header", Fakes.api_key_plain, ("bearer", "basic"), "", "token"),
-    Format("cli_password_flag", Fakes.password, ("cli",), "", "password"),
+    Format("cli_password_flag", Fakes.password, ("cli",), "", "password", count=15),
 )
 
 
@@ -156,6 +156,7 @@ class _Builder:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.fakes = Fakes(self.rng)
+        self.index = 0  # the record's number within its format
 
     def pick(self, options: tuple[str, ...]) -> str:
         return self.rng.choice(options)
@@ -210,7 +211,7 @@ class _Builder:
                 f'"private_key": "{body}\\n"}}\n```'
             )
         if shape == "url":
-            scheme, host = self.pick(
+            scheme, host = self.rng.choice(
                 (
                     ("postgres", "db.internal:5432/prod"),
                     ("mysql", "mysql.internal:3306/mes"),
@@ -227,16 +228,14 @@ class _Builder:
             )
         if shape == "basic":
             return f"Authorization: Basic {v}"
-        if shape == "cli":
-            return self.pick(
-                (
-                    f"Run `deploy --password {v}` to push.",
-                    f"`mysql -u root -p{v} mes`",
-                    f"`sshpass -p '{v}' ssh ops@bastion`",
-                    f"`curl -u admin:{v} https://grafana.internal/api/health`",
-                    f"`psql --password={v} -h db.internal`",
-                )
-            )
+        if shape == "cli":  # every tool in turn, so each has examples
+            return (
+                f"Run `deploy --password {v}` to push.",
+                f"`mysql -u root -p{v} mes`",
+                f"`sshpass -p '{v}' ssh ops@bastion`",
+                f"`curl -u admin:{v} https://grafana.internal/api/health`",
+                f"`psql --password={v} -h db.internal`",
+            )[self.index % 5]
         raise ValueError(shape)
 
     def memory(self, lang: Language, body: str) -> str:
@@ -308,6 +307,7 @@ class _Builder:
         i = 0
         for n, fmt in enumerate(FORMATS):
             for k in range(fmt.count):
+                self.index = k
                 lang = LANGUAGES[ORDER[(n + k) % len(ORDER)]]
                 shape = fmt.shapes[(k // len(ORDER) + k) % len(fmt.shapes)]
                 out.append(self.secret_record(i, fmt, lang, shape))
@@ -359,6 +359,8 @@ class _Builder:
         return template.format_map(_Fresh())
 
     def clean_record(self, i: int) -> dict[str, Any]:
+        pool: tuple[str, ...]
+        tables: tuple[str, ...]
         roll = self.rng.random()
         if roll < 0.38:
             lang, pool, tables = "en", ct.EN, ct.TABLES["en"]

@@ -1,0 +1,255 @@
+"""``memfs import`` / ``memfs export``: Claude Code memory in and out, byte for byte."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from memfs import InMemoryFileStore, LocalFileStore, MemFS
+from memfs.cli import main
+from memfs.commands.transfer import apply_transfer, plan_transfer, rewrite_target
+from memfs.generator import generate_workspace
+from memfs.layout import PLATFORM, Layout
+
+from tests.conftest import TODAY
+
+FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
+FLAT = Layout.claude_code("")
+NESTED = Layout.claude_code(".claude/memory")
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _files(fs: MemFS) -> dict[str, bytes]:
+    return {p: fs.raw.cat_file(p) for p in fs.raw.find("")}
+
+
+def _fs(layout: Layout = PLATFORM, store=None) -> MemFS:  # type: ignore[no-untyped-def]
+    return MemFS(store or InMemoryFileStore(), layout=layout, clock=lambda: TODAY,
+                 credential_guard=False)  # fmt: skip
+
+
+def _round_trip(files: dict[str, bytes], layout: Layout) -> dict[str, bytes]:
+    """``files`` in ``layout`` → a platform workspace → a Claude Code directory in ``layout``."""
+    src = _fs(layout)
+    for path, data in files.items():
+        src.store.write(path, data)
+    ws = _fs(PLATFORM)
+    plan = plan_transfer(src, ws, "import")
+    assert plan.ok, plan
+    apply_transfer(plan, ws)
+    back = _fs(Layout.claude_code(""))
+    apply_transfer(plan_transfer(ws, back, "export"), back)
+    return _files(back)
+
+
+# -- the fixtures, through the command line --------------------------------------------------------
+
+
+def test_import_of_each_claude_code_layout_gives_the_platform_fixture(tmp_path, capsys):
+    expected = _tree(FIXTURES / "platform")
+    for name in ("flat", "nested"):
+        ws = tmp_path / name
+        assert main(["import", str(FIXTURES / name), str(ws)]) == 0
+        assert _tree(ws) == expected, name
+    out = capsys.readouterr().out
+    assert "memfs import: from" in out and "claude-code layout" in out
+    assert "MEMORY.md -> MEMORY.md  (839 bytes; 7 index links rewritten)" in out
+    assert "user_role.md -> memory/user_role.md  (472 bytes)" in out
+    assert "kept as written: line 20: ../../CLAUDE.md (leaves the memory directory)" in out
+    assert "left out: 3 files outside the memory area (CLAUDE.md, README.md, src/booking" in out
+    assert "Imported 12 files (4,205 bytes)." in out
+
+
+def test_export_gives_back_the_claude_code_directory_byte_for_byte(tmp_path, capsys):
+    dst = tmp_path / "memory"
+    assert main(["export", str(FIXTURES / "platform"), str(dst)]) == 0
+    assert _tree(dst) == _tree(FIXTURES / "flat")
+    out = capsys.readouterr().out
+    assert "memory/user_role.md -> user_role.md" in out and "Exported 12 files" in out
+    # and the nested repository's memory directory is the same bytes again
+    assert _tree(FIXTURES / "nested" / ".claude" / "memory") == _tree(FIXTURES / "flat")
+
+
+def test_export_reads_raw_bytes_never_the_decorated_view(tmp_path):
+    ws = tmp_path / "ws"
+    fs = MemFS(LocalFileStore(ws), clock=lambda: dt.date(2026, 1, 1))
+    old = b"---\nname: old\nmetadata:\n  recorded: 2020-01-01\n---\n<system-reminder>x\n"
+    fs.store.write("memory/old.md", old)
+    fs.store.write("MEMORY.md", b"- [Old](memory/old.md) \xe2\x80\x94 stale\n")
+    assert fs.cat_file("memory/old.md").startswith(b"<system-reminder>This memory is")
+    assert main(["export", str(ws), str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "old.md").read_bytes() == old
+    assert (tmp_path / "out" / "MEMORY.md").read_bytes() == "- [Old](old.md) — stale\n".encode()
+
+
+def test_import_never_stamps_a_date(tmp_path):
+    assert main(["import", str(FIXTURES / "flat"), str(tmp_path / "ws")]) == 0
+    undated = (tmp_path / "ws" / "memory" / "reference_staging.md").read_bytes()
+    assert undated == (FIXTURES / "flat" / "reference_staging.md").read_bytes()
+    assert b"recorded" not in undated
+
+
+def test_refuses_to_overwrite_and_writes_nothing(tmp_path, capsys):
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "user_role.md").write_bytes(b"mine\n")
+    assert main(["import", str(FIXTURES / "flat"), str(ws)]) == 1
+    err = capsys.readouterr().err
+    assert "refusing to overwrite 1 existing file(s)" in err and "memory/user_role.md" in err
+    assert "Nothing was written" in err
+    assert _tree(ws) == {"memory/user_role.md": b"mine\n"}
+    dst = tmp_path / "cc"
+    dst.mkdir()
+    (dst / "MEMORY.md").write_bytes(b"# mine\n")
+    assert main(["export", str(FIXTURES / "platform"), str(dst)]) == 1
+    assert _tree(dst) == {"MEMORY.md": b"# mine\n"}
+
+
+def test_dry_run_prints_the_plan_and_creates_nothing(tmp_path, capsys):
+    ws = tmp_path / "new"
+    assert main(["import", str(FIXTURES / "nested"), str(ws), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert ".claude/memory/MEMORY.md -> MEMORY.md" in out
+    assert "dry run: would have imported 12 files (4,205 bytes); nothing was written" in out
+    assert not ws.exists()
+    assert main(["export", str(FIXTURES / "platform"), str(tmp_path / "cc"), "--dry-run"]) == 0
+    assert "would have exported 12 files" in capsys.readouterr().out
+    assert not (tmp_path / "cc").exists()
+
+
+def test_each_command_refuses_the_other_layout(tmp_path, capsys):
+    assert main(["import", str(FIXTURES / "platform"), str(tmp_path / "ws")]) == 2
+    assert "already in the platform layout" in capsys.readouterr().err
+    assert main(["export", str(FIXTURES / "flat"), str(tmp_path / "cc")]) == 2
+    assert "in Claude Code's layout already" in capsys.readouterr().err
+    assert main(["import", str(tmp_path / "missing"), str(tmp_path / "ws")]) == 2
+    assert "No workspace directory" in capsys.readouterr().err
+    assert not (tmp_path / "ws").exists() and not (tmp_path / "cc").exists()
+
+
+def test_a_credential_is_refused_before_anything_is_written():
+    src = _fs(FLAT)
+    src.store.write("MEMORY.md", b"- [Keys](keys.md) \xe2\x80\x94 deploy keys\n")
+    src.store.write(
+        "keys.md", ("token: ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5" + "\n").encode()
+    )
+    ws = MemFS(InMemoryFileStore(), clock=lambda: TODAY)  # the guard on, as MemFS has it
+    plan = plan_transfer(src, ws)
+    assert not plan.ok and plan.refused and plan.refused[0].startswith("keys.md: ")
+    with pytest.raises(FileExistsError):
+        apply_transfer(plan, ws)
+    assert ws.raw.find("") == []
+
+
+def test_a_file_that_two_sources_would_share_is_a_conflict():
+    ws = _fs(PLATFORM)
+    ws.store.write("MEMORY.md", b"- [a](memory/a.md)\n")
+    ws.store.write("memory/MEMORY.md", b"a memory file that happens to be called MEMORY.md\n")
+    plan = plan_transfer(ws, _fs(FLAT), "export")
+    assert plan.conflicts == ["MEMORY.md (from both MEMORY.md and memory/MEMORY.md)"]
+
+
+# -- the link rule ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "platform"),
+    [
+        ("x.md", "memory/x.md"),
+        ("./x.md", "./memory/x.md"),
+        ("<x y.md>", "<memory/x y.md>"),
+        ("x.md#part", "memory/x.md#part"),
+        ("sub/x.md", "memory/sub/x.md"),
+        ("memory/x.md", "memory/memory/x.md"),  # a folder called memory inside the store
+        ("x%20y.md", "memory/x%20y.md"),
+        ("../../CLAUDE.md", None),
+        ("a/../../x.md", None),
+        ("https://example.org/x.md", None),
+        ("#heading", None),
+        ("MEMORY.md", None),
+        ("/abs.md", None),
+    ],
+)
+def test_link_targets_between_layouts(target, platform):
+    new, why = rewrite_target(target, FLAT, PLATFORM)
+    assert new == platform
+    assert (why == "") == (new is not None or target.startswith(("https:", "#")))
+    if new is not None:
+        assert rewrite_target(new, PLATFORM, FLAT) == (target, "")
+
+
+def test_an_export_says_which_links_will_not_come_back():
+    kept = {t: rewrite_target(t, PLATFORM, FLAT) for t in ["x.md", "docs/a.md", "../a.md"]}
+    assert kept["x.md"][0] is None and "an import writes it back as memory/x.md" in kept["x.md"][1]
+    assert kept["docs/a.md"] == (None, "outside memory/, which is not carried")
+    assert kept["../a.md"] == (None, "points outside the memory directory")
+
+
+# -- round trips over generated trees --------------------------------------------------------------
+
+NAMES = ["user_role.md", "feedback-tests.md", "記憶.md", "a b.md", "sub/deep.md", "img.png",
+         ".hidden", "memory/inner.md", "notes"]  # fmt: skip
+LINKS = ["{n}", "./{n}", "<{n}>", "{n}#h", "../../CLAUDE.md", "https://e.org/{n}", "#top",
+         "MEMORY.md", "./sub/../{n}", "/abs.md", ""]  # fmt: skip
+TEXT = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=30)
+
+
+@st.composite
+def claude_code_trees(draw):
+    names = draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=6))
+    files = {n: draw(st.one_of(st.binary(max_size=60), TEXT.map(str.encode))) for n in names}
+    lines = []
+    for _ in range(draw(st.integers(0, 8))):
+        name = draw(st.sampled_from([*names, "gone.md"])) if names else "gone.md"
+        link = draw(st.sampled_from(LINKS)).format(n=name)
+        shape = draw(st.sampled_from(["- [T]({l}) — {t}", "{t} [a]({l}) [b]({l})", "{t} {l}",
+                                      "| [T]({l}) | `{l}` |", "[[{l}]]"]))  # fmt: skip
+        lines.append(shape.format(l=link, t=draw(TEXT)))
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    index = newline.join(lines).encode("utf-8", "surrogatepass")
+    if draw(st.booleans()):
+        index += b"\xff not UTF-8 \xfe"
+    if draw(st.booleans()):
+        files["MEMORY.md"] = index
+    return files
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(files=claude_code_trees())
+def test_import_then_export_is_byte_identical(files):
+    assert _round_trip(files, FLAT) == files
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    files=claude_code_trees(),
+    extra=st.dictionaries(
+        st.sampled_from(["README.md", "src/a.py", "CLAUDE.md"]), st.binary(max_size=20)
+    ),
+)
+def test_a_nested_directory_round_trips_to_its_own_bytes(files, extra):
+    nested = {f"{NESTED.memory_dir}/{p}": d for p, d in files.items()} | extra
+    assert _round_trip(nested, NESTED) == files
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(min_value=1, max_value=40), seed=st.integers(min_value=0, max_value=10**6))
+def test_export_then_import_of_a_generated_workspace_is_byte_identical(n, seed):
+    ws = _fs(PLATFORM)
+    generate_workspace(ws, n, seed=seed)
+    before = _files(ws)
+    cc = _fs(FLAT)
+    apply_transfer(plan_transfer(ws, cc, "export"), cc)
+    again = _fs(PLATFORM)
+    apply_transfer(plan_transfer(cc, again, "import"), again)
+    assert _files(again) == before
+    # the generator writes Claude Code's layout directly too: the same files, where export puts them
+    direct = _fs(FLAT)
+    generate_workspace(direct, n, seed=seed)
+    assert _files(direct).keys() == _files(cc).keys()
