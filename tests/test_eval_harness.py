@@ -372,6 +372,9 @@ def test_arms_interleave_take_their_levers_and_are_compared(tmp_path):
     assert arms["on"].passed_vs_previous is not None
     md = (tmp_path / "run" / "report.md").read_text()
     assert "## Arms" in md and "| on | prompt=full-after-tools" in md
+    assert "| +0% (-66% to +66%) vs off |" in md  # the previous arm is named in its column
+    assert (tmp_path / "run" / "arms.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "](arms.png)" in md
     assert "memory/hub-purpose.md" in md  # the per-sample table names the file destroyed
 
 
