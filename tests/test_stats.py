@@ -313,6 +313,7 @@ def test_the_same_store_reads_the_same_in_every_layout():
 def test_pointed_at_the_wrong_layout_the_figures_say_so():
     wrong = _fixture_stats("flat", Layout.platform())
     assert wrong.memory_files == 0 and wrong.index.exists
+    assert wrong.index.broken_links == 10  # every memory the index names, looked for in memory/
     moved = _fixture_stats("flat", Layout.claude_code("memory"))
     assert moved.memory_files == 0 and not moved.index.exists
 
