@@ -356,7 +356,7 @@ def test_the_parse_memo_is_bounded_in_bytes_not_only_entries() -> None:
     assert read_frontmatter(small) is read_frontmatter(small)  # memoised
     huge = "name: x\ndescription: " + "y" * (4 << 20) + "\n"  # a 4 MB block
     for _ in range(3):
-        assert read_frontmatter(huge).data["description"] == "y" * (4 << 20)
+        assert read_frontmatter(huge).data == {"name": "x", "description": "y" * (4 << 20)}
     info = read_frontmatter.cache_info()  # type: ignore[attr-defined]
     assert info.currsize == 1  # the huge block is read each time, never kept
     # At most MEMO_ENTRIES blocks of at most MEMO_MAX_TEXT characters: 8 Mi characters.
