@@ -1,5 +1,5 @@
-"""``collect_stats`` and ``memfs stats`` / ``memfs cat``: the seed's §4 table, reproduced, and
-the same figures for a Claude Code store in each layout."""
+"""``collect_stats`` and ``memfs stats`` / ``memfs cat``: the measured store's figures reproduced,
+and the same figures for a Claude Code store in each layout."""
 
 from __future__ import annotations
 
