@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Generic, Literal, NamedTuple, TypeVar
+from typing import Any, Literal, NamedTuple
 
 import yaml
 
@@ -62,84 +60,6 @@ def split_frontmatter(text: str) -> tuple[str, str, str] | None:
     if not close:
         return None
     return text[: m.end()], text[m.end() : close.start()], text[close.start() :]
-
-
-# -- a memo bounded in bytes -------------------------------------------------------------------
-
-T = TypeVar("T")
-
-
-class BoundedMemo(Generic[T]):
-    """An LRU memo of a function of one text, bounded in entries *and* in bytes.
-
-    ``functools.lru_cache`` bounds only the number of entries, so 4,096 multi-megabyte
-    frontmatter blocks could all stay in memory. Here each entry weighs ``weight`` times its
-    text's length plus a small overhead (an estimate of the text and of what was parsed from
-    it, in bytes); texts longer than ``max_item_bytes`` are computed but never kept.
-    """
-
-    def __init__(
-        self,
-        fn: Callable[[str], T],
-        *,
-        max_entries: int,
-        max_bytes: int,
-        max_item_bytes: int,
-        weight: int = 3,
-    ) -> None:
-        self.__wrapped__ = fn
-        self.__doc__ = fn.__doc__
-        self.max_entries, self.max_bytes, self.max_item_bytes = (
-            max_entries,
-            max_bytes,
-            max_item_bytes,
-        )
-        self._weight = weight
-        self._data: OrderedDict[str, tuple[T, int]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-        self.hits = self.misses = 0
-
-    def __call__(self, text: str) -> T:
-        hit = self._data.get(text)
-        if hit is not None:
-            with self._lock:
-                if text in self._data:
-                    self._data.move_to_end(text)
-            self.hits += 1
-            return hit[0]
-        self.misses += 1
-        value = self.__wrapped__(text)
-        size = (len(text) + 64) * self._weight  # characters as bytes, plus the entry itself
-        if size > self.max_item_bytes * self._weight:
-            return value
-        with self._lock:
-            old = self._data.pop(text, None)
-            if old is not None:
-                self._bytes -= old[1]
-            self._data[text] = (value, size)
-            self._bytes += size
-            while self._data and (
-                self._bytes > self.max_bytes or len(self._data) > self.max_entries
-            ):
-                _, (_, dropped) = self._data.popitem(last=False)
-                self._bytes -= dropped
-        return value
-
-    @property
-    def size_bytes(self) -> int:
-        """Bytes the memo holds by its own estimate."""
-        return self._bytes
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def cache_clear(self) -> None:
-        """Forget everything (benchmarks of a fresh process; tests)."""
-        with self._lock:
-            self._data.clear()
-            self._bytes = 0
-            self.hits = self.misses = 0
 
 
 # -- reading the block -------------------------------------------------------------------------
@@ -189,14 +109,28 @@ def _read_frontmatter(yaml_text: str) -> FrontmatterRead:
     return FrontmatterRead(data, "yaml")
 
 
-read_frontmatter = BoundedMemo(
-    _read_frontmatter, max_entries=4096, max_bytes=16 << 20, max_item_bytes=256 << 10
-)
-"""Read a frontmatter block (the text between the fences). Never raises.
+MEMO_ENTRIES = 2048
+MEMO_MAX_TEXT = 4096
+"""Frontmatter blocks up to this many characters are memoised, at most :data:`MEMO_ENTRIES` of
+them: the memo holds at most 8 Mi characters of text (plus what was parsed from it), however
+large the files. A longer block is read every time; memory frontmatter is a few hundred."""
 
-Cached on the text, bounded in bytes: the same memory files are read on every turn of an item.
-The returned mapping is shared between callers; copy it before changing it.
-"""
+_memo = lru_cache(maxsize=MEMO_ENTRIES)(_read_frontmatter)
+
+
+def read_frontmatter(yaml_text: str) -> FrontmatterRead:
+    """Read a frontmatter block (the text between the fences). Never raises.
+
+    Memoised on the text: the same memory files are read on every turn of an item. The
+    returned mapping is shared between callers; copy it before changing it.
+    """
+    if len(yaml_text) > MEMO_MAX_TEXT:
+        return _read_frontmatter(yaml_text)
+    return _memo(yaml_text)
+
+
+read_frontmatter.cache_clear = _memo.cache_clear  # type: ignore[attr-defined]
+read_frontmatter.cache_info = _memo.cache_info  # type: ignore[attr-defined]
 
 
 def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
@@ -212,7 +146,7 @@ def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
     return read.data if read.how == "yaml" else None
 
 
-parse_yaml_mapping.cache_clear = read_frontmatter.cache_clear  # type: ignore[attr-defined]
+parse_yaml_mapping.cache_clear = _memo.cache_clear  # type: ignore[attr-defined]
 
 
 def _kind(data: Any) -> str:
@@ -353,7 +287,16 @@ def _is_plain_text(value: str) -> bool:
     return _resolve(yaml.ScalarNode, value, (True, False)) == _STR
 
 
+# YAML picks an implicit type by the scalar's first character; a plain scalar starting with
+# none of these is text without asking (most descriptions, every CJK one).
+# (PyYAML also allows resolvers keyed None, for any first character; the safe loader has none,
+# and the fast-path property test would catch one.)
+_TYPED_FIRST = frozenset(_Resolver.yaml_implicit_resolvers)
+
+
 def _plain_text(value: str) -> bool:
+    if value[:1] not in _TYPED_FIRST:
+        return True
     if len(value) <= _SHORT:
         return _is_plain_text(value)
     return _resolve(yaml.ScalarNode, value, (True, False)) == _STR
@@ -380,7 +323,7 @@ def _simple_scalar(value: str) -> str | None:
         or ": " in value
         or " #" in value
         or "\t#" in value
-        or not (_is_plain_text(value) if len(value) <= _SHORT else _plain_text(value))
+        or (value[0] in _TYPED_FIRST and not _plain_text(value))
     ):
         return None
     else:
@@ -476,12 +419,6 @@ def coerce_date(value: Any) -> dt.date | None:
     An ISO datetime (``2026-09-08T19:29:56.864Z``, ``2026-09-08 19:29``) gives its date in
     UTC when it carries an offset, its own date when it does not.
     """
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.UTC)
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
     if isinstance(value, str):
         text = value.strip()
         if len(text) < 10:
@@ -494,7 +431,17 @@ def coerce_date(value: Any) -> dt.date | None:
             )
         except ValueError:
             return None
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.UTC)
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
     return None
+
+
+_LABELS = tuple(label for label, _, _ in DATE_FIELDS)
+_NO_METADATA: dict[str, Any] = {}
 
 
 def memory_dates(data: Mapping[Any, Any]) -> list[tuple[str, Any, dt.date | None]]:
@@ -502,16 +449,13 @@ def memory_dates(data: Mapping[Any, Any]) -> list[tuple[str, Any, dt.date | None
 
     ``(label, value as written, date or None when the value is not a date)``.
     """
-    out: list[tuple[str, Any, dt.date | None]] = []
     meta = data.get("metadata")
-    if not isinstance(meta, Mapping):
-        meta = None
-    for label, parent, key in DATE_FIELDS:
-        holder = data if parent is None else meta
-        value = None if holder is None else holder.get(key)
-        if value is not None:
-            out.append((label, value, coerce_date(value)))
-    return out
+    m = meta.get if isinstance(meta, dict) else _NO_METADATA.get
+    t = data.get
+    # In DATE_FIELDS order, spelled out: this runs for every file of every stats pass.
+    values = (m("recorded"), m("modified"), m("updated"), t("modified"), t("updated"),
+              m("created"), t("created"))  # fmt: skip
+    return [(lb, v, coerce_date(v)) for lb, v in zip(_LABELS, values, strict=True) if v is not None]
 
 
 def memory_date(

@@ -1,7 +1,7 @@
-"""A deterministic memory store shaped like the seed's real one (§4.1, §4.3, §4.4(a), §5).
+"""A deterministic memory store shaped like a real one measured during design.
 
 ``generate_workspace(fs)`` writes 261 memory files and an index whose figures
-land on the seed's snapshot: sizes min 975 B / median 3,258 B / max 33,159 B; types project 207,
+land on that snapshot: sizes min 975 B / median 3,258 B / max 33,159 B; types project 207,
 feedback 45, reference 7, user 1; 46 files without a description; an index of 106 lines and
 ~17.6k characters with 98 hot lines, 8 packed lines folding the cold memories, and 70 orphans
 (files the index does not link); no broken links. Text mixes Traditional Chinese and English,
@@ -28,19 +28,19 @@ from pydantic import BaseModel, Field
 from memfs.filesystem import MemFS
 from memfs.layout import INDEX_NAME
 
-# The seed's snapshot (2026-07-26, second measurement), the shape every scale keeps.
+# The measured snapshot (2026-07-26, second measurement), the shape every scale keeps.
 SEED_FILES = 261
 SEED_SIZE_MIN, SEED_SIZE_MEDIAN, SEED_SIZE_MAX = 975, 3258, 33159
 SEED_TYPES = {"project": 207, "feedback": 45, "reference": 7, "user": 1}
 SEED_NO_DESCRIPTION = 46
 SEED_HOT = 98
-SEED_COLD = 93  # 98 + 93 = 191 linked, 261 - 191 = 70 orphans (§4.4(a))
+SEED_COLD = 93  # 98 + 93 = 191 linked, 261 - 191 = 70 orphans
 SEED_PACKED_LINES = 8
 SEED_INDEX_CHARS = 17652
 SEED_INDEX_BYTES = 22365  # UTF-8: about 2,400 of the characters are CJK (3 bytes each)
-SEED_COLD_COST = 49  # characters per folded memory (§4.3)
-SEED_DESCRIPTION_CHARS = 109  # average description length (§4.2)
-INDEX_ZH = 0.3  # Chinese share of index sentences, so bytes/characters match the seed's
+SEED_COLD_COST = 49  # characters per folded memory
+SEED_DESCRIPTION_CHARS = 109  # average description length
+INDEX_ZH = 0.3  # Chinese share of index sentences, so bytes/characters match the snapshot's
 MAX_AGE_DAYS = 75  # about two months of heavy use, plus a little
 
 _ZH = [
@@ -120,7 +120,7 @@ def _scaled(seed_count: int, n: int) -> int:
 
 
 def _type_counts(n: int) -> dict[str, int]:
-    """Types per the seed; its counts sum to 260 of 261, so the rest carry no type at all."""
+    """Types as measured; the counts sum to 260 of 261, so the rest carry no type at all."""
     counts = {t: _scaled(c, n) for t, c in SEED_TYPES.items()}
     if n >= len(SEED_TYPES):  # every type appears once the store can hold them all
         for t in ("user", "reference", "feedback"):
@@ -132,7 +132,8 @@ def _type_counts(n: int) -> dict[str, int]:
 
 
 def _sizes(n: int, rng: random.Random) -> list[int]:
-    """Split log-normal quantiles: the seed's min, median and max at n=261, same spread at any n."""
+    """Split log-normal quantiles: the measured min, median and max at n=261, the same spread
+    at any n."""
     z_edge = NormalDist().inv_cdf(1 - 0.5 / SEED_FILES)
     lo = math.log(SEED_SIZE_MEDIAN / SEED_SIZE_MIN) / z_edge
     hi = math.log(SEED_SIZE_MAX / SEED_SIZE_MEDIAN) / z_edge
@@ -259,9 +260,11 @@ def _ascii_filler(rng: random.Random, n: int) -> str:
 
 
 def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> GeneratedWorkspace:
-    """Write a §4.1-shaped store of ``n_files`` memories and its ``MEMORY.md`` into ``fs``."""
+    """Write ``n_files`` memories shaped like the measured store, and their index, into ``fs``."""
     if n_files < 1:
-        raise ValueError(f"n_files must be at least 1, got {n_files}; 261 is the seed's store.")
+        raise ValueError(
+            f"n_files must be at least 1, got {n_files}; 261 is the size of the measured store."
+        )
     rng = random.Random(seed)
     today = fs.today()
     names = _names(n_files, rng)
@@ -312,7 +315,7 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
             label = _LABELS[g % len(_LABELS)]
             sep = rng.choice(["、", " · ", "，"])
             packed.append(f"- {label}：" + sep.join(links))
-    # Hot lines share what is left of the seed's index size (§4.1: 17,652 characters).
+    # Hot lines share what is left of the measured index size (17,652 characters).
     target_chars = _scaled(SEED_INDEX_CHARS, n_files)
     packed_chars = sum(len(p) + 1 for p in packed)
     hot_avg = max(40, (target_chars - packed_chars) / max(1, n_hot) - 1)

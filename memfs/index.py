@@ -29,7 +29,7 @@ import re
 from typing import Literal, NamedTuple
 from urllib.parse import unquote
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from memfs.layout import INDEX_NAME, PLATFORM, Layout
 
@@ -78,7 +78,6 @@ class IndexEntry(BaseModel):
     text: str
     memory_path: str = ""
     """The memory file the line names (``path``, or where a plain file name puts it)."""
-    refs: list[IndexRef] = Field(default_factory=list)
 
 
 class PackedLine(BaseModel):
@@ -89,7 +88,6 @@ class PackedLine(BaseModel):
     paths: list[str]
     titles: list[str]
     memory_paths: list[str] = Field(default_factory=list)
-    refs: list[IndexRef] = Field(default_factory=list)
 
 
 class OtherLine(BaseModel):
@@ -104,6 +102,7 @@ class MemoryIndex(BaseModel):
     other: list[OtherLine] = Field(default_factory=list)
     line_count: int = 0
     char_count: int = 0
+    _refs: list[tuple[int, IndexRef]] = PrivateAttr(default_factory=list)
 
     def linked_paths(self) -> set[str]:
         """Every memory file the index names, from entries and packed lines."""
@@ -113,13 +112,8 @@ class MemoryIndex(BaseModel):
         return paths
 
     def refs(self) -> list[tuple[int, IndexRef]]:
-        """``(line, reference)`` for every memory reference, in order."""
-        out: list[tuple[int, IndexRef]] = []
-        for e in self.entries:
-            out += [(e.line, r) for r in e.refs if r.memory_path is not None]
-        for p in self.packed:
-            out += [(p.line, r) for r in p.refs if r.memory_path is not None]
-        return sorted(out, key=lambda x: (x[0], x[1].start))
+        """``(line, reference)`` for every memory reference, in line order."""
+        return list(self._refs)
 
     @property
     def folded_count(self) -> int:
@@ -142,8 +136,9 @@ def _resolve(target: str, base: str) -> str | None:
     if not t:
         return None
     joined = t.lstrip("/") if t.startswith("/") else (f"{base}/{t}" if base else t)
-    norm = posixpath.normpath(joined)
-    return "" if norm == "." else norm
+    if "." in joined.replace(".md", "") or "//" in joined or joined.endswith("/"):
+        joined = posixpath.normpath(joined)  # only a "." segment or a doubled "/" changes
+    return "" if joined == "." else joined
 
 
 def _plain_name(target: str) -> str | None:
@@ -162,6 +157,7 @@ class _Resolver:
         self.index_path = index_path
         self.base = posixpath.dirname(index_path)
         self.layout = layout
+        self.area = layout.memory_dir + "/" if layout is not None and layout.memory_dir else ""
 
     def memory_of(self, target: str, path: str) -> str | None:
         if path.startswith("../") or path in ("", ".."):
@@ -169,7 +165,8 @@ class _Resolver:
         layout = self.layout
         if layout is None:
             return path if path != self.index_path else None
-        if layout.is_memory_file(path):
+        # layout.is_memory_file, spelled out: it runs for every link of the index
+        if path.endswith(".md") and path.startswith(self.area) and path != self.index_path:
             return path
         name = _plain_name(target)
         if name is not None and not layout.in_memory_area(path):
@@ -187,63 +184,67 @@ class _Resolver:
         return posixpath.normpath(posixpath.join(base or PLATFORM.memory_dir, name))
 
     def refs(self, line: str) -> list[IndexRef]:
+        """The memory references on ``line``, in order."""
         found: list[IndexRef] = []
         spans: list[tuple[int, int]] = []
+        inside = 0  # occurrences of ".md" inside the links found
+        area, index_path = self.area, self.index_path
         for m in _MD_LINK.finditer(line):
-            spans.append((m.start(), m.end()))
-            path = _resolve(m.group(2), self.base)
-            if path:
-                found.append(
-                    IndexRef(
-                        kind="link",
-                        title=m.group(1).strip(),
-                        target=m.group(2),
-                        path=path,
-                        memory_path=self.memory_of(m.group(2), path),
-                        start=m.start(),
-                        end=m.end(),
-                    )
-                )
-        if "[[" in line:
+            start, end = m.span()
+            spans.append((start, end))
+            inside += line.count(".md", start, end)
+            target = m.group(2)
+            path = _resolve(target, self.base)
+            if not path:
+                continue
+            # The common case first: a link straight to a memory file (is_memory_file, inlined).
+            if (
+                path.endswith(".md")
+                and path.startswith(area)
+                and path != index_path
+                and self.layout is not None
+                and not path.startswith("../")
+            ):
+                memory: str | None = path
+            else:
+                memory = self.memory_of(target, path)
+            if memory is not None:
+                title = m.group(1).strip()
+                found.append(_ref(("link", title, target, path, memory, start, end)))
+        wikilinks = "[[" in line
+        if wikilinks:
             for m in _WIKILINK.finditer(line):
-                if any(s <= m.start() < e for s, e in spans):
+                start, end = m.span()
+                if any(s <= start < e for s, e in spans):
                     continue
-                spans.append((m.start(), m.end()))
+                spans.append((start, end))
+                inside += line.count(".md", start, end)
                 path = self.wikilink(m.group(1))
-                found.append(
-                    IndexRef(
-                        kind="wikilink",
-                        title=(m.group(2) or m.group(1)).strip(),
-                        target=m.group(0),
-                        path=path,
-                        memory_path=path,
-                        start=m.start(),
-                        end=m.end(),
-                    )
-                )
+                title = (m.group(2) or m.group(1)).strip()
+                found.append(_ref(("wikilink", title, m.group(0), path, path, start, end)))
         # Bare names: only when ".md" occurs outside the links already found (the common
         # index line has its one ".md" inside its link).
-        if line.count(".md") > sum(line.count(".md", s, e) for s, e in spans):
+        if line.count(".md") > inside:
             rest = line
             for s, e in spans:
                 rest = rest[:s] + " " * (e - s) + rest[e:]
             for m in _BARE_MD.finditer(rest):
-                path = _resolve(m.group(1), self.base)
+                target = m.group(1)
+                path = _resolve(target, self.base)
                 if path:
-                    found.append(
-                        IndexRef(
-                            kind="bare",
-                            title="",
-                            target=m.group(1),
-                            path=path,
-                            memory_path=self.memory_of(m.group(1), path),
-                            start=m.start(),
-                            end=m.end(),
-                        )
-                    )
-        if len(found) > 1:
+                    memory = self.memory_of(target, path)
+                    if memory is not None:
+                        found.append(_ref(("bare", "", target, path, memory, *m.span())))
+            if len(found) > 1:
+                found.sort(key=lambda r: r.start)
+        elif wikilinks and len(found) > 1:
             found.sort(key=lambda r: r.start)
         return found
+
+
+def _ref(fields: tuple[RefKind, str, str, str, str | None, int, int]) -> IndexRef:
+    # NamedTuple's generated __new__ is a Python function; the tuple constructor is not.
+    return tuple.__new__(IndexRef, fields)
 
 
 def parse_index(
@@ -262,28 +263,32 @@ def parse_index(
     index = MemoryIndex(index_path=where, char_count=len(text))
     lines = text.splitlines()
     index.line_count = len(lines)
+    found: list[tuple[int, IndexRef]] = []
     for no, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        refs = resolver.refs(raw)
-        memory = [r for r in refs if r.memory_path is not None]
-        distinct = list(dict.fromkeys(r.memory_path for r in memory if r.memory_path))
+        memory = resolver.refs(raw)
+        if not memory:
+            index.other.append(OtherLine(line=no, text=raw))
+            continue
+        found += [(no, r) for r in memory]
+        named = [r.memory_path for r in memory if r.memory_path]
+        distinct = named if len(named) == 1 else list(dict.fromkeys(named))
         if len(distinct) >= 2:
             index.packed.append(
-                PackedLine.model_construct(
+                PackedLine(
                     line=no,
                     text=raw,
                     paths=list(dict.fromkeys(r.path for r in memory)),
                     titles=[r.title for r in memory if r.kind != "bare"],
                     memory_paths=distinct,
-                    refs=refs,
                 )
             )
-        elif memory:
+        else:
             first = memory[0]
             hook = _HOOK_SEP.sub("", raw[first.end :], count=1).strip()
             index.entries.append(
-                IndexEntry.model_construct(
+                IndexEntry(
                     line=no,
                     title=first.title or first.target,
                     target=first.target,
@@ -291,9 +296,7 @@ def parse_index(
                     hook=hook,
                     text=raw,
                     memory_path=distinct[0],
-                    refs=refs,
                 )
             )
-        else:
-            index.other.append(OtherLine.model_construct(line=no, text=raw))
+    index._refs = found
     return index

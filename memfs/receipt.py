@@ -103,6 +103,22 @@ def _memory_receipt(
     return lines
 
 
+def holds(rel: str, stored: bytes, *, layout: Layout = PLATFORM) -> str:
+    """What a stored file holds, in a few words: a memory's type and description, the index's
+    line count, or any other file's size (for a refusal that must say what would be lost)."""
+    if layout.is_memory_file(rel):
+        record = parse_memory(stored, rel)
+        kind = f"a {record.type} memory" if record.known_type else "a memory"
+        about = record.description or next(
+            (ln.strip() for ln in record.body.splitlines() if ln.strip()), ""
+        )
+        return f"{kind}: {_quote(about)!r}" if about else kind
+    if layout.is_index(rel):
+        lines = sum(1 for ln in _decode(stored).splitlines() if ln.strip())
+        return f"the memory index, {lines} line{'s' if lines != 1 else ''}"
+    return f"{len(stored)} bytes"
+
+
 def index_problems(layout: Layout, text: str) -> list[str]:
     """Lines of the index that are not ``- [Title](memory/x.md) — hook`` (headings allowed)."""
     index = parse_index(text, layout.index_path)

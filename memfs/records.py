@@ -19,16 +19,18 @@ keys in the file's order); an unchanged one dumps to its original text byte for 
 from __future__ import annotations
 
 import datetime as dt
-import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import Any, Literal
 
 from frontmatter.default_handlers import YAMLHandler
 from pydantic import BaseModel, Field, PrivateAttr
 
 from memfs.frontmatter_block import (
+    FrontmatterRead,
     ReadHow,
+    _read_frontmatter,
     coerce_date,
     memory_dates,
     read_frontmatter,
@@ -166,7 +168,6 @@ class MemoryRecord(BaseModel):
         return [i for i in self.issues if i.drift]
 
     _original: str | None = PrivateAttr(default=None)
-    _snapshot: dict[str, Any] | None = PrivateAttr(default=None)
     _key_order: list[str] = PrivateAttr(default_factory=list)
     _type_at_top: bool = PrivateAttr(default=False)
     _unread: tuple[int, ...] = PrivateAttr(default=())
@@ -230,8 +231,12 @@ class MemoryRecord(BaseModel):
         A changed record whose frontmatter had lines no reader could use is refused
         (ValueError): writing it back would drop them.
         """
-        if self._original is not None and self._snapshot == self._editable():
-            return self._original
+        # Unchanged means: what the original text parses to now. Parsed afresh, without the
+        # memo, so a value changed in place (shared with the memo) cannot hide the change.
+        if self._original is not None:
+            fresh = parse_memory(self._original, self.path, _read=_read_frontmatter)
+            if fresh._editable() == self._editable():
+                return self._original
         if self._unread:
             raise ValueError(
                 f"{self.path or '<memory>'}: its frontmatter has lines that could not be read "
@@ -242,11 +247,16 @@ class MemoryRecord(BaseModel):
 
 
 def _stem(path: str) -> str:
-    base = posixpath.basename(path)
+    base = path.rpartition("/")[2]
     return base[:-3] if base.endswith(".md") else base
 
 
-def parse_memory(data: str | bytes, path: str = "") -> MemoryRecord:
+def parse_memory(
+    data: str | bytes,
+    path: str = "",
+    *,
+    _read: Callable[[str], FrontmatterRead] = read_frontmatter,
+) -> MemoryRecord:
     """Parse one memory file. Never raises for content: what drifted lands in ``issues``."""
     issues: list[Finding] = []
     where = path or "<memory>"
@@ -279,7 +289,7 @@ def parse_memory(data: str | bytes, path: str = "") -> MemoryRecord:
         # rest starts at the closing fence line; the body is what follows it.
         nl = rest.find("\n")
         body = "" if nl < 0 else rest[nl + 1 :]
-        read = read_frontmatter(head)
+        read = _read(head)
         meta_map, how, unread = read.data, read.how, read.unread
         dated = read.dated
         if how == "none":
@@ -377,7 +387,6 @@ def parse_memory(data: str | bytes, path: str = "") -> MemoryRecord:
     # One update instead of five attribute sets (each goes through pydantic's handler).
     record.__pydantic_private__.update(  # type: ignore[union-attr]
         _original=text,
-        _snapshot=record._editable(),
         _key_order=[str(k) for k in fm],
         _type_at_top=type_at_top,
         _unread=unread,
@@ -406,13 +415,14 @@ class MemoryNames:
         self._built = False
 
     def _build(self) -> None:
-        for r in sorted(self._records, key=lambda r: r.path):
+        full, short = self._full, self._short
+        for r in sorted(self._records, key=attrgetter("path")):
             stem = _stem(r.path) if r.path else ""
             for spelling in (stem, r.name) if r.name != stem else (stem,):
                 keys = _name_key(spelling)
                 if keys:
-                    self._full.setdefault(keys[0], r.path)
-                    self._short.setdefault(keys[1], r.path)
+                    full.setdefault(keys[0], r.path)
+                    short.setdefault(keys[1], r.path)
         self._built = True
 
     def find(self, name: str) -> str | None:
@@ -430,22 +440,31 @@ class MemoryNames:
         return None
 
 
-def worth_writing(
-    records: Iterable[MemoryRecord], names: MemoryNames | None = None
-) -> list[WorthWriting]:
+def worth_writing(records: Iterable[MemoryRecord]) -> list[WorthWriting]:
     """Names that bodies link to but no record carries (by ``name`` or file stem).
 
-    A link matches across case, ``-``/``_`` and a dropped type prefix (:func:`name_keys`);
-    ``names`` is a :class:`MemoryNames` of the same records, when the caller has one.
+    A link matches across case, ``-``/``_`` and a dropped type prefix, as
+    :meth:`MemoryNames.find` matches (:func:`name_keys`).
     """
     records = list(records)
     exact = {r.name for r in records} | {_stem(r.path) for r in records if r.path}
-    names = names or MemoryNames(records)
+    full: set[str] | None = None
+    short: set[str] = set()
     missing: dict[str, list[str]] = {}
     for r in records:
         for target in r.links:
-            if target in exact or _stem(target) in exact:
+            if target in exact or (
+                ("/" in target or target.endswith(".md")) and (_stem(target) in exact)
+            ):
                 continue
-            if names.find(target) is None:
+            if full is None:  # spellings are folded only once a link needs them
+                full = set()
+                for spelling in exact:
+                    keys = _name_key(spelling)
+                    if keys:
+                        full.add(keys[0])
+                        short.add(keys[1])
+            keys = _name_key(target)
+            if keys is None or not (keys[0] in full or keys[0] in short or keys[1] in full):
                 missing.setdefault(target, []).append(r.path or r.name)
     return [WorthWriting(name=k, linked_from=v) for k, v in sorted(missing.items())]

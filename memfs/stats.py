@@ -251,7 +251,8 @@ def collect_stats(fs: MemFS) -> StatsReport:
     layout = fs.layout
     raw = fs.read_only().raw
     files = set(raw.find(""))
-    memory_paths = sorted(p for p in files if layout.is_memory_file(p))
+    is_memory = layout.is_memory_file
+    memory_paths = sorted(p for p in files if is_memory(p))
     records: list[MemoryRecord] = []
     sizes: list[int] = []
     for path in memory_paths:
@@ -269,10 +270,16 @@ def collect_stats(fs: MemFS) -> StatsReport:
         linker = _Linker(records, files, names)
         per_line: dict[int, set[str]] = {}
         for no, ref in parsed.refs():
-            target = linker.resolve(ref)
+            target = ref.memory_path
+            if target not in files:
+                target = linker.resolve(ref)
             if target is not None:
-                per_line.setdefault(no, set()).add(target)
+                if no in per_line:
+                    per_line[no].add(target)
+                else:
+                    per_line[no] = {target}
                 linked.add(target)
+        folded = parsed.folded_count
         tokens = estimate_tokens(text)
         index = IndexStats(
             path=layout.index_path,
@@ -284,15 +291,13 @@ def collect_stats(fs: MemFS) -> StatsReport:
             estimated_tokens_with_margin=with_margin(tokens),
             hot_lines=len(parsed.entries),
             packed_lines=len(parsed.packed),
-            folded=parsed.folded_count,
+            folded=folded,
             other_lines=len(parsed.other),
             hot_chars_per_entry=round(statistics.fmean(len(e.text) for e in parsed.entries), 1)
             if parsed.entries
             else 0.0,
-            cold_chars_per_memory=round(
-                sum(len(p.text) for p in parsed.packed) / parsed.folded_count, 1
-            )
-            if parsed.folded_count
+            cold_chars_per_memory=round(sum(len(p.text) for p in parsed.packed) / folded, 1)
+            if folded
             else 0.0,
             claude_code=_claude_code_cut(text, per_line),
         )
@@ -330,7 +335,7 @@ def collect_stats(fs: MemFS) -> StatsReport:
             with_findings += any(k not in NOTE_KINDS for k in kinds)
             for kind in kinds:
                 finding_files.setdefault(kind, []).append(r.path)
-    missing = worth_writing(records, names)
+    missing = worth_writing(records)
     return StatsReport(
         workspace=repr(fs.store),
         layout=layout.kind,

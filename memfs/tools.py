@@ -10,6 +10,16 @@ returns the string the model reads next. The rules stay in the filesystem: ``rea
 the decorated view (staleness reminder), ``edit_file`` matches against the raw stored bytes so a
 reminder is never written back, and a read-only mount (workflow turns) refuses writes with the
 filesystem's own ``PermissionError(EROFS)``, which the executor hands back as a tool result.
+
+Two write-time levers help a small model (the manifest turns each off or on):
+
+* **read before overwrite** — ``write_file`` first tries a create-only write; a path that is
+  taken is overwritten only when this turn read it (or was shown it whole in its context
+  block), and then only if its bytes are still the ones seen; otherwise the call is refused
+  with what the file holds and what to do instead. ``edit_file`` needs no read: its
+  ``old_string`` is the check.
+* **the write receipt** (:mod:`memfs.receipt`) — a write or edit of a memory file or the index
+  says what was stored and what is wrong with it; the opt-in index nudge adds the index line.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from memfs.context import FILE_TAG, escape_frame_tags, index_budget_note
 from memfs.errors import PathConflictError, PreconditionFailedError
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
-from memfs.receipt import _quote, write_receipt
+from memfs.receipt import holds, write_receipt
 from memfs.records import parse_memory
 
 if TYPE_CHECKING:
@@ -427,21 +437,6 @@ class FileToolExecutor:
             )
         return text
 
-    def _holds(self, rel: str, raw: bytes) -> str:
-        """What an existing file holds, in a few words, for a refusal."""
-        layout = self.fs.layout
-        if layout.is_memory_file(rel):
-            record = parse_memory(raw, rel)
-            kind = f"a {record.type} memory" if record.known_type else "a memory"
-            about = record.description or next(
-                (ln.strip() for ln in record.body.splitlines() if ln.strip()), ""
-            )
-            return f"{kind}: {_quote(about)!r}" if about else kind
-        if layout.is_index(rel):
-            lines = sum(1 for ln in raw.decode("utf-8", "replace").splitlines() if ln.strip())
-            return f"the memory index, {lines} line{'s' if lines != 1 else ''}"
-        return f"{len(raw)} bytes"
-
     def _refuse_unread(self, rel: str, raw: bytes, sent: bytes) -> ToolCallError:
         layout = self.fs.layout
         if layout.is_memory_file(rel):
@@ -460,9 +455,10 @@ class FileToolExecutor:
             )
         else:
             todo = "To replace it, read_file it first, then write_file; to change part, edit_file."
+        held = holds(rel, raw, layout=layout)
         return ToolCallError(
-            f"{rel} already exists ({self._holds(rel, raw)}) and this turn has not read it; "
-            f"nothing was written. {todo}"
+            f"{rel} already exists ({held}) and this turn has not read it; nothing was written. "
+            f"{todo}"
         )
 
     def _changed_since(self, rel: str, how: str) -> ToolCallError:

@@ -19,7 +19,15 @@ from memfs.cli import main
 
 import memfs_litellm
 from memfs_eval.arms import interleave, newcombe, parse_arm
-from memfs_eval.harness import SAMPLES_FILE, SampleResult, date_line, load_results, plan, run_eval
+from memfs_eval.harness import (
+    SAMPLES_FILE,
+    EndpointFailedError,
+    SampleResult,
+    date_line,
+    load_results,
+    plan,
+    run_eval,
+)
 from memfs_eval.opinion import llm_opinion
 from memfs_eval.report import RunConfig, render_markdown, wilson
 from memfs_eval.scenario import load_scenarios
@@ -189,6 +197,20 @@ def test_partial_run_resumes_and_refuses_to_overwrite(tmp_path):
     report, _ = run(tmp_path, ["s45-recall-en"], n=3, model=model, resume=True)
     assert model.calls == 2  # samples 1 and 2 only
     assert report.scenarios[0].passed.n == 3
+
+
+def test_a_dead_endpoint_stops_the_run_and_resume_takes_the_failed_samples_again(tmp_path):
+    def broken(**kwargs: Any) -> Any:
+        raise ConnectionError("endpoint refused the connection")
+
+    with pytest.raises(EndpointFailedError, match="3 samples in a row failed") as info:
+        run(tmp_path, ["s45-recall-en"], n=6, model=broken)
+    assert "--resume" in str(info.value)
+    assert len(load_results(tmp_path / "run")) == 3  # stopped: not the whole plan as errors
+    model = ScriptedModel()
+    report, _ = run(tmp_path, ["s45-recall-en"], n=6, model=model, resume=True)
+    assert model.calls == 6 and report.scenarios[0].errors == 0
+    assert report.scenarios[0].passed.n == 6
 
 
 def test_a_failing_endpoint_is_a_run_error_outside_the_rates(tmp_path):
@@ -372,6 +394,9 @@ def test_arms_interleave_take_their_levers_and_are_compared(tmp_path):
     assert arms["on"].passed_vs_previous is not None
     md = (tmp_path / "run" / "report.md").read_text()
     assert "## Arms" in md and "| on | prompt=full-after-tools" in md
+    assert "| +0% (-66% to +66%) vs off |" in md  # the previous arm is named in its column
+    assert (tmp_path / "run" / "arms.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "](arms.png)" in md
     assert "memory/hub-purpose.md" in md  # the per-sample table names the file destroyed
 
 

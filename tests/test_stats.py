@@ -1,5 +1,5 @@
-"""``collect_stats`` and ``memfs stats`` / ``memfs cat``: the seed's §4 table, reproduced, and
-the same figures for a Claude Code store in each layout."""
+"""``collect_stats`` and ``memfs stats`` / ``memfs cat``: the measured store's figures reproduced,
+and the same figures for a Claude Code store in each layout."""
 
 from __future__ import annotations
 
@@ -313,6 +313,7 @@ def test_the_same_store_reads_the_same_in_every_layout():
 def test_pointed_at_the_wrong_layout_the_figures_say_so():
     wrong = _fixture_stats("flat", Layout.platform())
     assert wrong.memory_files == 0 and wrong.index.exists
+    assert wrong.index.broken_links == 10  # every memory the index names, looked for in memory/
     moved = _fixture_stats("flat", Layout.claude_code("memory"))
     assert moved.memory_files == 0 and not moved.index.exists
 

@@ -30,7 +30,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from memfs_eval.arms import Arm, parse_arm
-from memfs_eval.harness import CONFIG_FILE, SampleResult, rejudge, report_from, run_eval
+from memfs_eval.harness import (
+    CONFIG_FILE,
+    EndpointFailedError,
+    SampleResult,
+    rejudge,
+    report_from,
+    run_eval,
+)
 from memfs_eval.opinion import llm_opinion
 from memfs_eval.report import RunConfig, arm_table, class_table, scenario_table
 from memfs_eval.scenario import ScenarioError, load_scenarios
@@ -270,19 +277,24 @@ def run(args: argparse.Namespace) -> int:
                 ),
             )
 
-        report = run_eval(
-            config,
-            scenarios,
-            out,
-            turn_runner=run_turn,
-            system_prompt=DEFAULT_APP_PROMPT,
-            completion_kwargs=kwargs,
-            resume=args.resume,
-            on_sample=on_sample,
-            opinion=llm_opinion(args.llm_judge, completion_kwargs=judge_kwargs)
-            if args.llm_judge
-            else None,
-        )
+        try:
+            report = run_eval(
+                config,
+                scenarios,
+                out,
+                turn_runner=run_turn,
+                system_prompt=DEFAULT_APP_PROMPT,
+                completion_kwargs=kwargs,
+                resume=args.resume,
+                on_sample=on_sample,
+                opinion=llm_opinion(args.llm_judge, completion_kwargs=judge_kwargs)
+                if args.llm_judge
+                else None,
+            )
+        except EndpointFailedError as e:
+            progress.stop()
+            print(f"memfs eval: {e}", file=sys.stderr)
+            return 1
     if report.arms:
         print(arm_table(report))
         print()

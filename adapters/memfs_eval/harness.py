@@ -34,6 +34,22 @@ SAMPLES_FILE = "samples.jsonl"
 CONFIG_FILE = "config.json"
 
 
+DEFAULT_MAX_CONSECUTIVE_ERRORS = 3
+
+
+class EndpointFailedError(RuntimeError):
+    """Several samples in a row failed to run: the endpoint is down, so the run stopped."""
+
+    def __init__(self, out_dir: Path, errors: list[str]) -> None:
+        self.out_dir, self.errors = out_dir, errors
+        super().__init__(
+            f"{len(errors)} samples in a row failed to run, the last with: {errors[-1]}. The run "
+            f"stopped with its samples so far in {str(out_dir)!r}; check the endpoint (for the "
+            "local model: `memfs model status`), then run the same command with --resume, "
+            "which also takes the failed samples again."
+        )
+
+
 TurnRunner = Callable[..., Any]
 """An agent loop taking ``memfs_litellm.run_turn``'s keywords and returning its TurnResult."""
 
@@ -244,14 +260,23 @@ def run_eval(
     now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
     on_sample: Callable[[SampleResult], None] | None = None,
     opinion: OpinionFn | None = None,
+    max_consecutive_errors: int | None = DEFAULT_MAX_CONSECUTIVE_ERRORS,
 ) -> EvalReport:
-    """Run every planned sample not already on disk; rewrite the report after each one."""
+    """Run every planned sample not already on disk; rewrite the report after each one.
+
+    With ``resume``, samples that ended in a run error (the endpoint, not the model) are taken
+    again. ``max_consecutive_errors`` run errors in a row stop the run with
+    :class:`EndpointFailedError` instead of recording the rest of the plan as errors: a dead
+    server is fixed and the run resumed, not measured.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     done: set[tuple[str, str, int]] = set()
     if resume:
-        done = {
-            (r.record.arm, r.record.scenario_id, r.record.sample) for r in load_results(out_dir)
-        }
+        kept = [r for r in load_results(out_dir) if r.verdict.outcome != "run_error"]
+        (out_dir / SAMPLES_FILE).write_text(
+            "".join(r.model_dump_json() + "\n" for r in kept), encoding="utf-8"
+        )
+        done = {(r.record.arm, r.record.scenario_id, r.record.sample) for r in kept}
     elif (out_dir / SAMPLES_FILE).exists():
         raise FileExistsError(
             f"{str(out_dir / SAMPLES_FILE)!r} already holds samples; pass --resume to continue "
@@ -259,6 +284,7 @@ def run_eval(
         )
     _write_json(out_dir / CONFIG_FILE, config.model_dump(mode="json"))
     report = report_from(out_dir, scenarios, config, now=now())
+    errors: list[str] = []
     for arm, scenario, index in interleave(config.run_arms(), scenarios, config.n):
         if (arm.name, scenario.id, index) in done:
             continue
@@ -278,4 +304,7 @@ def run_eval(
         report = report_from(out_dir, scenarios, config, now=now())
         if on_sample is not None:
             on_sample(result)
+        errors = [*errors, result.record.error] if result.record.error else []
+        if max_consecutive_errors is not None and len(errors) >= max_consecutive_errors:
+            raise EndpointFailedError(out_dir, errors)
     return report

@@ -297,20 +297,16 @@ def arm_table(report: EvalReport) -> str:
         f"| memory_destroyed k/N | destroyed vs {base} | no_tool_call k/N | s/sample | errors |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def cell(d: Difference | None, *, name: bool = False) -> str:
+        if d is None:
+            return "—"
+        return f"{d.cell()} vs {d.against}" if name else d.cell()
+
     for a in report.arms:
-
-        def cell(d: Difference | None) -> str:
-            return (
-                "—"
-                if d is None
-                else f"{d.cell()} vs {d.against}"
-                if d.against != base
-                else d.cell()
-            )
-
         rows.append(
             f"| {a.name} | {a.description} | {a.passed.cell()} | {cell(a.passed_vs_baseline)} | "
-            f"{cell(a.passed_vs_previous)} | {a.destroyed.k}/{a.destroyed.n} | "
+            f"{cell(a.passed_vs_previous, name=True)} | {a.destroyed.k}/{a.destroyed.n} | "
             f"{cell(a.destroyed_vs_baseline)} | {a.no_tool_call.k}/{a.no_tool_call.n} | "
             f"{a.mean_elapsed_s if a.mean_elapsed_s is not None else '—'} | {a.errors} |"
         )
@@ -384,11 +380,13 @@ def render_markdown(report: EvalReport) -> str:
         lines += [
             "## Arms",
             "",
-            "Samples were interleaved across the arms (each round runs every arm, in rotating "
-            f"order). Differences are this arm's rate minus the other's, with Newcombe's 95% "
-            f"interval (hybrid score); the baseline is `{c.baseline_arm()}`.",
+            "Samples were interleaved across the arms (each round runs every arm once per "
+            "scenario, in the order listed). Differences are this arm's rate minus the other's, "
+            f"with Newcombe's 95% interval (hybrid score); the baseline is `{c.baseline_arm()}`.",
             "",
             arm_table(report),
+            "",
+            "![pass rate and memory_destroyed per arm](arms.png)",
             "",
         ]
     lines += [
@@ -495,8 +493,55 @@ def render_chart(report: EvalReport, path: Path) -> None:
     plt.close(fig)
 
 
+def render_arms_chart(report: EvalReport, path: Path) -> None:
+    """Per arm: pass rate and memory_destroyed rate, each with its Wilson 95% interval."""
+    import matplotlib
+    import matplotlib.ticker
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    arms = report.arms
+    fig, axes = plt.subplots(
+        1, 2, figsize=(12, max(2.5, 0.5 * len(arms) + 1.5)), sharey=True, squeeze=False
+    )
+    ys = list(range(len(arms)))
+    panels = (
+        ("pass rate", "passed", _PASS_COLOUR),
+        ("memory_destroyed rate", "destroyed", "#c62828"),
+    )
+    for ax, (title, field, colour) in zip(axes[0], panels, strict=True):
+        for y, arm in zip(ys, arms, strict=True):
+            r: Rate = getattr(arm, field)
+            if r.n and r.rate is not None:
+                ax.errorbar(
+                    r.rate,
+                    y,
+                    xerr=[[r.rate - r.ci_low], [r.ci_high - r.rate]],
+                    fmt="o",
+                    color=colour,
+                    ecolor="#555555",
+                    capsize=4,
+                )
+                ax.annotate(f"{r.k}/{r.n}", (r.rate, y), xytext=(6, 6), textcoords="offset points")
+        ax.set_xlim(-0.02, 1.02)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+        ax.set_title(f"{title} per arm (Wilson 95%)")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(ys, [f"{a.name}: {a.description}" for a in arms], fontsize=8)
+    axes[0][0].invert_yaxis()
+    fig.suptitle(
+        f"memfs eval · {report.config.model} · {report.samples_done}/{report.samples_planned} "
+        f"samples · baseline {report.config.baseline_arm()}",
+        fontsize=11,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def write_report(report: EvalReport, directory: Path) -> dict[str, Path]:
-    """Write report.json, report.md and chart.png into ``directory``; return their paths."""
+    """Write report.json, report.md and chart.png (and arms.png with arms) into ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = {
         "json": directory / "report.json",
@@ -509,4 +554,7 @@ def write_report(report: EvalReport, directory: Path) -> dict[str, Path]:
     )
     paths["markdown"].write_text(render_markdown(report), encoding="utf-8")
     render_chart(report, paths["chart"])
+    if report.arms:
+        paths["arms_chart"] = directory / "arms.png"
+        render_arms_chart(report, paths["arms_chart"])
     return paths
