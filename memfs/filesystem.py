@@ -75,6 +75,7 @@ class MemFS(AbstractFileSystem):
         target_options: dict[str, Any] | None = None,
         read_only: bool = False,
         decorate: bool = True,
+        stamp: bool = True,
         clock: Clock | None = None,
         layout: Layout = PLATFORM,
         credential_guard: bool = True,
@@ -97,6 +98,7 @@ class MemFS(AbstractFileSystem):
         self.store: ConditionalFileStore = with_preconditions(store)
         self.is_read_only = read_only
         self.decorates = decorate
+        self.stamps = stamp
         self.clock: Clock = clock or utc_today
         self.layout = layout
         self.credential_guard = credential_guard
@@ -114,6 +116,7 @@ class MemFS(AbstractFileSystem):
         opts: dict[str, Any] = {
             "read_only": self.is_read_only,
             "decorate": self.decorates,
+            "stamp": self.stamps,
             "clock": self.clock,
             "layout": self.layout,
             "credential_guard": self.credential_guard,
@@ -126,6 +129,11 @@ class MemFS(AbstractFileSystem):
     def raw(self) -> MemFS:
         """The same workspace without decoration: reads return the exact stored bytes."""
         return self if not self.decorates else self._sibling(decorate=False)
+
+    def verbatim(self) -> MemFS:
+        """The same workspace storing written bytes exactly as given: no reminder stripped, no
+        date stamped (moving files between workspaces); every other rule still applies."""
+        return self if not self.stamps else self._sibling(stamp=False)
 
     def read_only(self) -> MemFS:
         """A read-only mount of the same workspace (what a workflow turn gets)."""
@@ -208,7 +216,7 @@ class MemFS(AbstractFileSystem):
         is_memory = self.layout.is_memory_file(rel)
         if self.is_guarded(rel):
             check_credentials(rel, data)
-        if is_memory:
+        if is_memory and self.stamps:
             data = staleness.strip_reminders(data)
             try:
                 text = data.decode("utf-8")

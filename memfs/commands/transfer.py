@@ -40,7 +40,7 @@ from memfs.filesystem import MemFS
 from memfs.index import MARKDOWN_LINK, resolve_link
 from memfs.layout import PLATFORM, Detection, Layout, detect_layout, resolve_layout
 from memfs.paths import join
-from memfs.stores import InMemoryFileStore, supports_preconditions
+from memfs.stores import InMemoryFileStore
 from memfs.workspace import add_layout_argument, open_store
 
 Direction = Literal["import", "export"]
@@ -206,38 +206,26 @@ def plan_transfer(src: MemFS, dst: MemFS, direction: Direction = "import") -> Tr
         targets[dst_path] = path
         plan.copies.append(copy)
         plan._payload[dst_path] = data
-        if dst.credential_guard and (d.is_memory_file(dst_path) or d.is_index(dst_path)):
-            from memfs.credentials import check_credentials
-
-            try:
-                check_credentials(dst_path, data)
-            except (PermissionError, ValueError) as e:
-                plan.refused.append(f"{path}: {e}")
+        try:
+            dst.verbatim().prepare_write(dst_path, data)  # the destination's own rules refuse
+        except (PermissionError, ValueError) as e:
+            plan.refused.append(f"{path}: {e}")
     return plan
-
-
-def _write_new(dst: MemFS, path: str, data: bytes) -> None:
-    store = dst.store
-    if supports_preconditions(store):
-        store.write(path, data, create=True)  # type: ignore[call-arg]
-        return
-    if store.exists(path):
-        raise FileExistsError(errno.EEXIST, f"{path!r} appeared while importing.", path)
-    store.write(path, data)
 
 
 def apply_transfer(plan: TransferPlan, dst: MemFS) -> None:
     """Write what ``plan`` says into ``dst``; refuses a plan with conflicts or refusals."""
-    if dst.is_read_only:
-        raise PermissionError(errno.EROFS, "The destination is mounted read-only.", "/")
     if not plan.ok:
         raise FileExistsError(
             errno.EEXIST,
             "The plan has conflicts or refused files; nothing was written.",
             ", ".join(plan.conflicts + plan.refused),
         )
+    # Verbatim: the bytes are the source's, not a new write, so no date is stamped into them;
+    # create-only, so a file that appeared since the plan is never overwritten.
+    into = dst.verbatim()
     for copy in plan.copies:
-        _write_new(dst, copy.dst, plan._payload[copy.dst])
+        into.save(copy.dst, plan._payload[copy.dst], create=True)
 
 
 # -- the commands --------------------------------------------------------------------------------
