@@ -94,7 +94,7 @@ def _memory_receipt(
     if problems:
         lines.append("To fix: " + "; ".join(problems) + ".")
     if index_text is not None:
-        linked = parse_index(index_text, layout.index_path).linked_paths()
+        linked = parse_index(index_text, layout=layout).linked_paths()
         if rel not in linked:
             lines.append(
                 f"No line of {layout.index_path} links it yet; append this line to "
@@ -121,7 +121,7 @@ def holds(rel: str, stored: bytes, *, layout: Layout = PLATFORM) -> str:
 
 def index_problems(layout: Layout, text: str) -> list[str]:
     """Lines of the index that are not ``- [Title](memory/x.md) — hook`` (headings allowed)."""
-    index = parse_index(text, layout.index_path)
+    index = parse_index(text, layout=layout)
     bad: list[tuple[int, str]] = []
     for other in index.other:
         if not _HEADING.match(other.text):

@@ -74,3 +74,19 @@ def test_the_mcp_server_serves_the_layouts_index_and_memories(fs: MemFS) -> None
             assert "[Role]" in index.contents[0].text  # type: ignore[union-attr]
 
     anyio.run(go)
+
+
+def test_the_write_receipt_and_index_nudge_follow_the_layout(fs: MemFS) -> None:
+    from memfs.tools import FileToolExecutor
+
+    layout = fs.layout
+    ex = FileToolExecutor(fs, index_nudge=True)
+    new = layout.memory_path("new-fact")
+    body = "---\nname: new-fact\ndescription: d\nmetadata:\n  type: project\n---\nY.\n"
+    out = ex.execute("write_file", {"path": new, "content": body})
+    assert out.startswith(f"Created {new}"), out
+    assert f"({layout.link_for(new)})" in out and layout.index_path in out  # the line to add
+    role = layout.memory_path("role")
+    ex.execute("read_file", {"path": role})
+    out = ex.execute("edit_file", {"path": role, "old_string": "X.", "new_string": "Z."})
+    assert out.startswith(f"Edited {role}") and "No line of" not in out  # already indexed
