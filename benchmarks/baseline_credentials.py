@@ -1,13 +1,13 @@
-"""The credential guard as it was before issue 14, kept verbatim as the speed baseline.
+"""The credential guard as it was before issue 14, its code kept verbatim as the speed baseline.
 
 ``benchmarks/bench_credentials.py`` times the current guard against this one in the same run.
 Nothing else imports it. Original docstring follows.
 
 The credential guard: memory content that looks like a secret is refused before it is stored.
 
-Seed §3.3 and Appendix B③: a memory is replayed verbatim into every later turn that reads it,
-so writing a secret into ``memory/*.md`` or ``MEMORY.md`` leaks it into every future
-conversation of the item, for every member. The prompt already says "never store credentials";
+A memory is replayed verbatim into every later turn that reads it, so writing a secret into
+``memory/*.md`` or ``MEMORY.md`` leaks it into every future conversation of the item, for every
+member. The prompt already says "never store credentials";
 this module is the check that does not depend on the model obeying. :class:`~memfs.MemFS`
 calls :func:`check_credentials` from its single write path for memory files and the index
 (``MemFS(..., credential_guard=False)`` turns it off).
@@ -51,7 +51,7 @@ class CredentialPattern:
     length, same offsets), and ``word_start`` ones must start at a word boundary, checked here
     rather than with a leading ``\\b``: a regex that starts with a literal is scanned for that
     literal at C speed, one that starts with ``\\b``, ``(?i:…)`` or a lookbehind is tried at
-    every position (50x slower on a large file).
+    every position (far slower on a large file).
     """
 
     kind: str

@@ -78,7 +78,7 @@ def row_block(ws: Workspaces, repeats: int) -> Row:
     tokens = estimate_tokens(block)
     return Row(
         id="2",
-        what="chat-turn context block for the §4.1 store (261 files, 17,652-char index)",
+        what="chat-turn context block for the generated store (261 files, 17,652-char index)",
         baseline="raw read of MEMORY.md + string join",
         target=f"≤ {TARGET_BLOCK}×; exactly 1 store read",
         measured=f"{fmt_ratio(c)}; {fmt_us(c.candidate.min_s)} vs {fmt_us(c.baseline.min_s)}; "
@@ -150,9 +150,9 @@ def row_empty(ws: Workspaces) -> Row:
         f"{turn.messages[-1]['content'] == 'hello'}; {fmt_us(t.min_s)} per block",
         met=tokens == 0 and calls.total <= 1 and turn.messages[-1]["content"] == "hello",
         store_calls={k: float(v) for k, v in calls.counts.items()},
-        note=f"The static memory section of the system prompt (Appendix A and the rules) is "
-        f"≈ {prompt_tokens:,} tokens whether or not memory exists; it is prompt, not injection, "
-        "and is cached with the rest of the system prompt.",
+        note="The static memory section of the system prompt (Claude Code's memory prompt and "
+        f"the platform's rules) is ≈ {prompt_tokens:,} tokens whether or not memory exists; it "
+        "is prompt, not injection, and is cached with the rest of the system prompt.",
         figures={
             "block_tokens": tokens,
             "block_chars": len(block),

@@ -2,10 +2,10 @@
 
 Row 11 scores :func:`memfs.credentials.find_credentials` (and the file-name check) on the
 labelled corpus in ``tests/corpus/credentials`` — recall per format and per language, the
-false-positive rate per language — and counts findings on the design brief, the seed design
-and the generated stores (261 and 10,000 files), where the target is zero.
+false-positive rate per language — and counts findings on the design brief, the original
+design note and the generated stores (261 and 10,000 files), where the target is zero.
 
-Row 12 times the guard on the generated store's ~3 KB memory files (the seed's median size)
+Row 12 times the guard on the generated store's ~3 KB memory files (a real store's median size)
 against the guard as it was before issue 14 (``benchmarks/baseline_credentials.py``), in the
 same run, and reports the import time and the cost of the first check (which compiles).
 
@@ -52,11 +52,11 @@ def memfs_detector(path: str, text: str) -> list[Span]:
 
 
 def design_texts() -> dict[str, str]:
-    """The design brief and the seed design, where shared/ is beside the checkout."""
+    """The design brief and the original design note, where shared/ is beside the checkout."""
     for root in _SHARED:
-        brief, seed = root / "DESIGN.md", root / "seeds" / "000_9a5b684c7aba42fa.txt"
-        if brief.exists() and seed.exists():
-            return {p.name: p.read_text(encoding="utf-8") for p in (brief, seed)}
+        brief, note = root / "DESIGN.md", root / "seeds" / "000_9a5b684c7aba42fa.txt"
+        if brief.exists() and note.exists():
+            return {p.name: p.read_text(encoding="utf-8") for p in (brief, note)}
     return {}
 
 
@@ -71,7 +71,7 @@ def store_texts(root: str) -> dict[str, str]:
 
 
 def three_kb(texts: Iterable[str]) -> list[str]:
-    """Memory files of 2.5-3.5 KB: the seed's median memory file is 3,258 B."""
+    """Memory files of 2.5-3.5 KB: a real store's median memory file is 3,258 B."""
     return [t for t in texts if 2500 <= len(t.encode()) <= 3500 and t.startswith("---")]
 
 

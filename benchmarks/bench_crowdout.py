@@ -1,10 +1,10 @@
-"""Row 7: conversation crowd-out (§4.4b) — how much history survives as the index grows.
+"""Row 7: conversation crowd-out — how much history survives as the index grows.
 
 The memory block rides on the newest user message and the reducer never drops that message,
 so every token the index gains is a token of conversation lost. A fixed 40-turn conversation
 (user asks, the assistant reads a memory file with a tool and answers; the tool outputs are
 real generated memory files) is sent with a ``MEMORY.md`` of 0 to 100,000 characters (whole
-lines of the generator's index, so the seed's language mix), through ``build_chat_turn`` and
+lines of the generator's index, so a real store's language mix), through ``build_chat_turn`` and
 ``reduce_history`` with the budget of an 8k and a 40,960-token window. Counted: history turns
 (user messages) that survive, whether the first one — usually the task — is among them, and
 tool outputs emptied.
@@ -145,7 +145,7 @@ def run(plot_dir: str, stamp: str) -> list[Row]:
     return [
         Row(
             id="7",
-            what="conversation crowd-out (§4.4b): history turns surviving the reducer as the "
+            what="conversation crowd-out: history turns surviving the reducer as the "
             "index grows 0 → 17.6k → 100k chars",
             baseline="—",
             target="reported",
@@ -180,7 +180,9 @@ def _plot(series: dict[str, list[dict[str, int]]], png: str) -> None:
     for ax in (top, bottom):
         ax.axvline(SEED_INDEX_CHARS / 1000, color="grey", linestyle=":", linewidth=1)
         ax.grid(alpha=0.3)
-    top.text(SEED_INDEX_CHARS / 1000, 2, " seed index\n (17.6k chars)", fontsize=8, color="grey")
+    top.text(
+        SEED_INDEX_CHARS / 1000, 2, " real store's index\n (17.6k chars)", fontsize=8, color="grey"
+    )
     top.set_ylabel(f"history turns kept (of {HISTORY_TURNS})")
     top.set_ylim(-1, HISTORY_TURNS + 2)
     top.set_title(

@@ -1,8 +1,9 @@
 """How far ``memfs.tokens.estimate_tokens`` is from real tokenizers, on memory-like text.
 
-Corpus: the seed design itself (Traditional Chinese with English terms), as a whole and by
-paragraph; the English design brief and conventions when ``shared/`` is beside the repo; the
-generated §4.1 store (its ``MEMORY.md`` and all 261 memory files); the demo's memories.
+Corpus, when ``shared/`` is beside the repo: the original design note in ``shared/seeds/``
+(Traditional Chinese with English terms), as a whole and by paragraph, and the English design
+brief and conventions. Always: the generated store (its ``MEMORY.md`` and all 261 memory files);
+the demo's memories.
 Samples are grouped as *chinese* (CJK is at least half of the non-space characters),
 *english* (no CJK) and *mixed*.
 
@@ -100,10 +101,10 @@ def corpus(shared: Path | None) -> list[tuple[str, str]]:
     """(label, text) samples."""
     out: list[tuple[str, str]] = []
     if shared is not None:
-        for seed in sorted((shared / "seeds").glob("*.txt")):
-            text = seed.read_text(encoding="utf-8")
-            out.append((f"seed:{seed.name}", text))
-            # The seed's paragraphs are single long lines: one sample each.
+        for note in sorted((shared / "seeds").glob("*.txt")):
+            text = note.read_text(encoding="utf-8")
+            out.append((f"seed:{note.name}", text))
+            # The note's paragraphs are single long lines: one sample each.
             for i, line in enumerate(text.splitlines()):
                 if len(line.strip()) >= 40:
                     out.append((f"seed-line:{i}", line))
@@ -205,7 +206,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     shared = find_shared()
     if shared is None:
-        print("shared/seeds not found beside the repo: the corpus omits the seed.", file=sys.stderr)
+        print(
+            "shared/seeds not found beside the repo: the corpus omits the design note.",
+            file=sys.stderr,
+        )
     samples = corpus(shared)
     estimates = [estimate_tokens(t) for _, t in samples]
     cats = [category(t) for _, t in samples]

@@ -1,13 +1,14 @@
 """Rows 5 and 6: what the index costs in context, against the rejected design and as it grows.
 
-Row 5 puts the curated ``MEMORY.md`` next to the index §5 rejected — one line per memory file
+Row 5 puts the curated ``MEMORY.md`` next to the rejected alternative — one line per memory file
 derived from its frontmatter (``- [name](path) — description``, the line ``memfs stats``
 reports) — in injected characters, estimated tokens and build time, at 261 and 10,000 files.
 
 Row 6 grows a store from 0 to 1,000 memories two ways: every memory on its own hot line, and
-the two layers §4.3 observed (hot lines for the seed's share, 98 of 191, the rest folded into
-packed lines of about a dozen links). Lines are taken from the generator's 1,000-file index, so
-their lengths and language mix are the seed's. The derived index is drawn for reference.
+the two layers a real store grew on its own (hot lines for its share, 98 of 191 linked memories,
+the rest folded into packed lines of about a dozen links). Lines are taken from the generator's
+1,000-file index, so their lengths and language mix are a real store's. The derived index is
+drawn for reference; docs/design.md (*The index is curated by the agent*) says why it lost.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ _MEMBER = re.compile(r"\[[^\]]*\]\([^)]*\)")
 
 
 def derived_index(fs: MemFS) -> str:
-    """The rejected §5 index: read every memory file's frontmatter, one line per file."""
+    """The rejected index: read every memory file's frontmatter, one line per file."""
     raw = fs.raw
     prefix = fs.memory_dir + "/"
     lines = []
@@ -131,7 +132,7 @@ def row_curated_vs_derived(ws: Workspaces, repeats: int) -> Row:
     return Row(
         id="5",
         what="injected size and build time: curated index vs index derived from every file's "
-        "frontmatter (rejected §5)",
+        "frontmatter (rejected)",
         baseline="—",
         target=f"curated ≥ {TARGET_SMALLER}× smaller at 261; build cost independent of file count",
         measured=measured,
@@ -194,7 +195,7 @@ def row_growth(plot_dir: str, stamp: str) -> Row:
     ns = list(range(0, 1_001, 25))
     curves = {
         "hot lines only": [_tokens(hot_only(hot, n)) for n in ns],
-        "hot + packed (§4.3 shares)": [_tokens(hot_and_packed(hot, members, n)) for n in ns],
+        "hot + packed (real-store shares)": [_tokens(hot_and_packed(hot, members, n)) for n in ns],
         "derived from frontmatter (rejected)": [
             _tokens("\n".join(derived[:n]) + ("\n" if n else "")) for n in ns
         ],
@@ -204,24 +205,24 @@ def row_growth(plot_dir: str, stamp: str) -> Row:
     hot_chars = statistics_mean(len(line) + 1 for line in hot)
     member_chars = statistics_mean(len(m) + 1 for m in members)
     slopes = {k: round(_slope(ns[1:], v[1:]), 1) for k, v in curves.items()}
-    seed = MemFS(InMemoryFileStore(), clock=bench_clock, credential_guard=False)
-    seed_ws = generate_workspace(seed, 261)
-    seed_point = (261, estimate_tokens(build_context_block(seed, MANIFEST)))
+    real = MemFS(InMemoryFileStore(), clock=bench_clock, credential_guard=False)
+    real_ws = generate_workspace(real, 261)
+    real_point = (261, estimate_tokens(build_context_block(real, MANIFEST)))
     png = os.path.join(plot_dir, f"{stamp}-index-growth.png")
-    _plot_growth(ns, curves, png, seed_point, len(seed_ws.orphan_paths))
+    _plot_growth(ns, curves, png, real_point, len(real_ws.orphan_paths))
     at_1000 = {k: v[-1] for k, v in curves.items()}
     return Row(
         id="6",
         what="token growth with memory count, 0 → 1,000: hot-only index vs hot + packed lines",
         baseline="—",
-        target="shows the ~1/3 per-entry cost of packed lines (seed: 49 vs 131 chars)",
+        target="shows the ~1/3 per-entry cost of packed lines (a real store: 49 vs 131 chars)",
         measured=(
             f"per memory: hot line {hot_chars:.0f} chars ≈ {hot_tok:.1f} tok, packed member "
             f"{member_chars:.0f} chars ≈ {member_tok:.1f} tok — **{member_tok / hot_tok:.2f}** of "
             f"a hot line ({member_chars / hot_chars:.2f} in chars); slopes "
             + ", ".join(f"{k} {v} tok/memory" for k, v in slopes.items())
             + f"; at 1,000 memories {at_1000['hot lines only']:,} vs "
-            f"{at_1000['hot + packed (§4.3 shares)']:,} tokens"
+            f"{at_1000['hot + packed (real-store shares)']:,} tokens"
         ),
         met=member_chars / hot_chars <= 0.4,
         figures={
@@ -248,8 +249,8 @@ def _plot_growth(
     ns: list[int],
     curves: dict[str, list[int]],
     png: str,
-    seed_point: tuple[int, int],
-    seed_orphans: int,
+    real_point: tuple[int, int],
+    real_orphans: int,
 ) -> None:
     import matplotlib
 
@@ -257,16 +258,16 @@ def _plot_growth(
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
-    styles = {"hot lines only": "-", "hot + packed (§4.3 shares)": "-", "derived": "--"}
+    styles = {"hot lines only": "-", "hot + packed (real-store shares)": "-", "derived": "--"}
     for label, ys in curves.items():
         ax.plot(ns, ys, styles.get(label, "--"), label=label, linewidth=2)
     for window, name in ((8_192, "8k window"), (40_960, "40,960 window")):
         ax.axhline(window, color="grey", linewidth=0.8, linestyle=":")
         ax.text(ns[-1], window, f" {name}", va="bottom", ha="right", fontsize=8, color="grey")
     ax.axvline(261, color="grey", linewidth=0.8, linestyle=":")
-    ax.text(261, 0, " seed store (261)", fontsize=8, color="grey", va="bottom")
-    ax.plot(*seed_point, "k*", markersize=11,
-            label=f"generated §4.1 index ({seed_orphans} of 261 memories not linked)")  # fmt: skip
+    ax.text(261, 0, " a real store's size (261)", fontsize=8, color="grey", va="bottom")
+    ax.plot(*real_point, "k*", markersize=11,
+            label=f"generated index ({real_orphans} of 261 memories not linked)")  # fmt: skip
     ax.set_xlabel("memories in the store")
     ax.set_ylabel("estimated tokens injected per turn (context block)")
     ax.set_title("MEMORY.md cost as memories accumulate")

@@ -3,7 +3,7 @@
 The candidate is what an agent's ``read_file`` gets: ``MemFS.cat_file`` over the local store,
 with path confinement and the staleness reminder. The baseline is fsspec's own
 ``LocalFileSystem.cat_file`` of the same host file. Three cases: the median-sized file and the
-largest (the §4.1 sizes, 3,258 B and 33,159 B) read repeatedly, and a sweep over all 261 files
+largest (a real store's sizes, 3,258 B and 33,159 B) read repeatedly, and a sweep over all 261 files
 with the frontmatter cache emptied before each sweep (the first read of each file in a turn).
 """
 

@@ -7,7 +7,7 @@
 * MCP — ``read_file`` of the same file through the MCP SDK's in-process client against the
   same call on :class:`~memfs.tools.FileToolExecutor` directly: the protocol's overhead.
 
-The store is the generated §4.1 store (261 memories + ``MEMORY.md``).
+The store is the generated 261-memory store (a real store's shape, plus ``MEMORY.md``).
 
     .venv/bin/python benchmarks/bench_surfaces.py
 

@@ -1,8 +1,9 @@
 """The stores the benchmarks run on, generated once per run into one temp directory.
 
-Each is a §4.1-shaped store from :func:`memfs.generator.generate_workspace` on local disk.
-Generation writes plain files (no temp file, no fsync): the benchmarks measure reads and the
-edit path, not how the fixtures were laid down, and 10,000 fsyncs would take minutes here.
+Each is a store shaped like a real Claude Code memory directory, from
+:func:`memfs.generator.generate_workspace` on local disk. Generation writes plain files (no temp
+file, no fsync): the benchmarks measure reads and the edit path, not how the fixtures were laid
+down, and 10,000 fsyncs would dominate the run.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from memfs import INDEX_FILE, MEMORY_DIR, LocalFileStore, MemFS
 from memfs.generator import GeneratedWorkspace, generate_workspace
 
 BENCH_TODAY = dt.date(2026, 7, 26)
-"""A fixed clock (the seed's snapshot date) so every run decorates the same bytes."""
+"""A fixed clock (the day the real store the generator copies was measured) so every run
+decorates the same bytes."""
 
 GROWTH_SIZES = (10, 261, 1_000, 10_000)
 

@@ -1,9 +1,11 @@
 """The history reducer: fit a turn's messages into a token budget without touching memory.
 
-Seed §4.4(b): the memory block rides on the newest user message, and the reducer never drops
-the newest message — so memory is immune to reduction and, when the index grows, it crowds out
-the conversation instead. That is the accepted trade-off (decision 7; §5 rejects a reducer that
-may drop memory). This module does the crowding out in the seed's order and reports it:
+The memory block rides on the newest user message, and the reducer never drops the newest
+message — so memory is immune to reduction and, when the index grows, it crowds out the
+conversation instead. That is the accepted trade-off: the index has no size cap, and a reducer
+allowed to drop memory would make the agent forget without anyone seeing it (docs/design.md,
+*The block rides on the newest user message*). This module does the crowding out in this order
+and reports it:
 
 1. tool outputs, oldest first, are replaced by a short stub (the call stays, so the
    assistant/tool pairing the API requires stays valid);

@@ -1,9 +1,10 @@
 """The app manifest: which files an app's agent gets in context, and whether it has memory.
 
-Seed §2.2 decision 3 and Phase 1: memory is on by default, switched off per app in its
-``app.json``; when on, ``MEMORY.md`` joins the app's ``context_files``. The flag lives here, never
-in a hard-coded app name. Phase 2: the workspace function gates the memory prompt, and an app
-without a workspace gets no memory at all (there is nowhere to keep it).
+Memory is on by default, switched off per app in its ``app.json``; when on, ``MEMORY.md`` joins
+the app's ``context_files``. The flag lives here, never in a hard-coded app name. The workspace
+function gates the memory prompt too: an app without a workspace gets no memory at all (there is
+nowhere to keep it). Why on by default: docs/design.md, *Memory is on by default, and empty
+memory costs nothing*.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ DEFAULT_INDEX_MAX_LINES = 200
 """Claude Code loads the first 200 lines of ``MEMORY.md``; the opt-in budget warns past that."""
 
 DEFAULT_INDEX_MAX_CHARS = 25_000
-"""…or the first 25 KB; as characters here, the unit that matters for context cost (§4.1)."""
+"""…or the first 25 KB; as characters here, the unit that matters for context cost (UTF-8
+Chinese is about 3 bytes a character, so bytes would overstate it)."""
 
 
 class AppFunction(BaseModel):
@@ -32,7 +34,7 @@ class AppFunction(BaseModel):
 
 
 class IndexBudget(BaseModel):
-    """Opt-in warning (not a cap: decision 7) when ``MEMORY.md`` grows past these sizes."""
+    """Opt-in warning when ``MEMORY.md`` grows past these sizes; never a cap, nothing is cut."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -73,9 +73,9 @@ names a file, function, or flag, verify it still exists before recommending it.
 
 
 def layout_adjustments(layout: Layout = PLATFORM) -> tuple[tuple[str, str], ...]:
-    """Every place the prompt departs from Appendix A for ``layout``: ``(Appendix A, ours)``.
+    """Every place the prompt departs from Claude Code's for ``layout``: ``(theirs, ours)``.
 
-    Claude Code's own layout keeps Appendix A's wording of where files go (the index beside
+    Claude Code's own layout keeps Claude Code's wording of where files go (the index beside
     the memory files, links relative to it); the platform's puts the index at the workspace
     root, linking into the memory directory.
     """
@@ -95,7 +95,7 @@ def layout_adjustments(layout: Layout = PLATFORM) -> tuple[tuple[str, str], ...]
 
 
 PLATFORM_ADJUSTMENTS = layout_adjustments(PLATFORM)
-"""The platform layout's departures from Appendix A."""
+"""The platform layout's departures from Claude Code's memory prompt."""
 
 
 def _where(layout: Layout) -> tuple[str, str]:
@@ -104,7 +104,7 @@ def _where(layout: Layout) -> tuple[str, str]:
 
 
 def added_rules(layout: Layout = PLATFORM) -> tuple[str, ...]:
-    """The platform's rules after Appendix A, in this order (the ``full`` variant)."""
+    """The platform's rules after Claude Code's prompt, in this order (the ``full`` variant)."""
     memory, index = _where(layout)
     boundary = f"""\
 ## Memory or a shared mechanism?
@@ -159,7 +159,7 @@ READ_ONLY_RULE = read_only_rule(PLATFORM)
 
 
 def appendix_a(layout: Layout = PLATFORM) -> str:
-    """Appendix A with the memory directory filled in and the layout's adjustments applied."""
+    """Claude Code's memory prompt with the memory directory filled in and the layout applied."""
     text = APPENDIX_A.replace(MEMORY_DIR_PLACEHOLDER, _where(layout)[0])
     for old, new in layout_adjustments(layout):
         text = text.replace(old, new)

@@ -1,17 +1,17 @@
-"""CJK-aware token estimate (seed §4.4b): what injected memory costs, without a tokenizer.
+"""CJK-aware token estimate: what injected memory costs, without a tokenizer.
 
-The estimate is a weighted character count. Each CJK character costs about one token (the
-seed's rule); other text is split into classes whose cost per character is fairly stable across
-BPE tokenizers: ASCII letters and digits merge into word pieces (``CHARS_PER_TOKEN`` of them per
-token), ASCII punctuation and symbols mostly stand alone, whitespace mostly merges into the next
-word, and other non-ASCII characters (``—``, ``→``, accented letters) cost about a token.
+The estimate is a weighted character count. Each CJK character costs about one token; other text
+is split into classes whose cost per character is fairly stable across BPE tokenizers: ASCII
+letters and digits merge into word pieces (``CHARS_PER_TOKEN`` of them per token), ASCII
+punctuation and symbols mostly stand alone, whitespace mostly merges into the next word, and
+other non-ASCII characters (``—``, ``→``, accented letters) cost about a token.
 
 The weights were fitted on English memory text and checked on a Chinese, English and mixed
-corpus that includes the seed; ``benchmarks/bench_estimator.py`` measures the error against
-the real tokenizers that work offline here and writes it to ``benchmarks/results/``. Tokenizer
-families disagree most on Chinese (per CJK character: o200k_base ~0.95, DeepSeek-V3 ~0.72,
-cl100k_base ~1.39), so one CJK weight cannot fit them all; ``DEFAULT_MARGIN_RATIO`` is the
-headroom for budgets.
+corpus that includes a long Traditional Chinese design note; ``benchmarks/bench_estimator.py``
+measures the error against the real tokenizers that work offline here and writes it to
+``benchmarks/results/``. Tokenizer families disagree most on Chinese (per CJK character:
+o200k_base ~0.95, DeepSeek-V3 ~0.72, cl100k_base ~1.39), so one CJK weight cannot fit them all;
+``DEFAULT_MARGIN_RATIO`` is the headroom for budgets.
 """
 
 from __future__ import annotations

@@ -562,7 +562,7 @@ def test_escaping_paths_on_s3(s3_endpoint: str, tmp_path: Path) -> None:
         run_every_surface(w, hostile)
 
 
-@pytest.mark.slow  # legal names and root aliases reach S3: ~3 s each against moto
+@pytest.mark.slow  # legal names and root aliases reach S3: each runs every surface against moto
 @pytest.mark.parametrize("hostile", HOSTILE, ids=_ids)
 def test_hostile_path_on_s3(hostile: Hostile, s3_endpoint: str, tmp_path: Path) -> None:
     run_every_surface(_s3_world(s3_endpoint, tmp_path), hostile)

@@ -41,7 +41,7 @@ def test_blank_files_are_filtered_and_all_blank_is_empty():
     assert 'path="a.md"' in block and "MEMORY.md" not in block
 
 
-def test_missing_files_are_skipped_and_nothing_is_seeded(memfs):
+def test_missing_files_are_skipped_and_nothing_is_created(memfs):
     manifest = AgentManifest(context_files=["collections.json"])
     assert build_context_block(memfs, manifest) == ""
     assert estimate_tokens(build_context_block(memfs, manifest)) == 0

@@ -27,8 +27,9 @@ from memfs.tools import FileToolExecutor
 from tests.conftest import TODAY
 
 _REPO = Path(__file__).resolve().parents[1]
-# shared/ sits beside the repository (in CI too); the seed is the design's own text.
-SEED_TEXT = next(
+# shared/ sits beside the repository (in CI too); it holds the original design note, in
+# Traditional Chinese, which discusses credentials, API keys and tokens at length.
+DESIGN_NOTE = next(
     (
         p / "seeds" / "000_9a5b684c7aba42fa.txt"
         for p in (_REPO.parent / "shared", _REPO / "shared", Path("/work/shared"))
@@ -190,11 +191,11 @@ def test_prose_about_secrets_is_not_refused(text):
     check_credentials("memory/x.md", text)  # does not raise
 
 
-@pytest.mark.skipif(SEED_TEXT is None, reason="shared/seeds is not beside this checkout")
-def test_no_false_positive_on_the_seed_design():
-    assert SEED_TEXT is not None
-    text = SEED_TEXT.read_text(encoding="utf-8")
-    assert "API key" in text and "token" in text  # the seed talks about credentials a lot
+@pytest.mark.skipif(DESIGN_NOTE is None, reason="shared/seeds is not beside this checkout")
+def test_no_false_positive_on_the_design_note():
+    assert DESIGN_NOTE is not None
+    text = DESIGN_NOTE.read_text(encoding="utf-8")
+    assert "API key" in text and "token" in text  # the note talks about credentials a lot
     assert find_credentials(text) == []
 
 

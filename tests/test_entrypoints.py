@@ -31,7 +31,7 @@ def test_every_entry_point_has_a_builder():
     assert set(BUILDERS) == set(ENTRY_POINTS)
 
 
-def test_matrix_matches_the_seed():
+def test_only_app_chat_writes_workflows_read_and_the_rest_have_no_memory():
     table = {name: (e.has_workspace, e.memory) for name, e in ENTRY_POINTS.items()}
     assert table == {
         "app_chat": (True, MemoryAccess.READ_WRITE),

@@ -1,4 +1,4 @@
-"""The live check's classifier on hand-made transcripts: every class, the seed's four failures."""
+"""The live check's classifier on hand-made transcripts: every class, a 14B model's 4 failures."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def sample(
     offered: list[str] | None = None,
     **extra: Any,
 ) -> tuple[Scenario, SampleRecord]:
-    """The scenario's seed workspace, with ``files`` written (None deletes) by ``calls``."""
+    """The scenario's ``seed_files``, with ``files`` written (None deletes) by ``calls``."""
     scenario = SCENARIOS[scenario_id]
     after: dict[str, str] = dict(scenario.seed_files)
     for path, text in (files or {}).items():
@@ -96,9 +96,9 @@ GOOD_ZH = {
     "MEMORY.md": ZH_INDEX + ZH_LINES,
 }
 
-# The seed's §4.5 skill, as the 14B model wrote it: two facts blown up into invented specs,
-# and the identity turned into a notification.
-SEED_SKILL = {
+# The skill a 14B model saved on the platform's first real-model run, given two item-local
+# facts: the facts blown up into invented specs, and the identity turned into a notification.
+OBSERVED_SKILL = {
     "name": "a-factory-3rd-line-yield-tracking",
     "description": "追蹤 A 廠 3 號線良率",
     "content": (
@@ -111,7 +111,7 @@ SEED_SKILL = {
 Case = tuple[str, str, Callable[[], Verdict]]
 
 CASES: list[Case] = [
-    # -- §4.5 write: the pass, and each way it goes wrong ------------------------------------
+    # -- the two-fact write: the pass, and each way it goes wrong ----------------------------
     (
         "memory_written",
         "two valid files and two index lines",
@@ -147,21 +147,21 @@ CASES: list[Case] = [
     ),
     (
         "wrong_mechanism",
-        "seed §4.5 failure ②: save_skill instead of memory",
+        "14B first run: save_skill instead of memory",
         lambda: verdict(
             "s45-write-zh",
-            calls=[call("save_skill", **SEED_SKILL)],
+            calls=[call("save_skill", **OBSERVED_SKILL)],
             answer="skill 已儲存",
         ),
     ),
     (
         "no_tool_call",
-        "seed §4.5 failure ①: no tool call at all",
+        "14B first run: no tool call at all",
         lambda: verdict("s45-write-zh", calls=[], answer="好的，我記住了！"),
     ),
     (
         "fabrication",
-        "seed §4.5 failure ③: times, thresholds, formulas, digits the user never said",
+        "14B first run: times, thresholds, formulas, digits the user never said",
         lambda: verdict(
             "s45-write-zh",
             files={
@@ -177,7 +177,7 @@ CASES: list[Case] = [
     ),
     (
         "inversion",
-        "seed §4.5 failure ④: 'I am a process engineer' → 'notify the process engineer'",
+        "14B first run: 'I am a process engineer' → 'notify the process engineer'",
         lambda: verdict(
             "s45-write-zh",
             files={
@@ -202,7 +202,7 @@ CASES: list[Case] = [
     ),
     (
         "content_in_index",
-        "seed §4.5.0b's 'success': the facts edited into MEMORY.md itself",
+        "14B's one 'success' once its window was fixed: the facts edited into MEMORY.md itself",
         lambda: verdict(
             "s45-write-zh",
             files={"MEMORY.md": ZH_INDEX + "- 良率權威來源：MES daily_yield 表；我是製程工程師\n"},
@@ -373,7 +373,7 @@ CASES: list[Case] = [
     ),
     (
         "recall_fail",
-        "seed §4.5 second turn, verbatim: 'Yes, please proceed.'",
+        "14B in a fresh chat, verbatim: 'Yes, please proceed.'",
         lambda: verdict(
             "s45-recall-en",
             calls=[],
@@ -622,8 +622,8 @@ def test_user_may_change_comes_from_the_scenario(tmp_path):
     assert judge(scenario, record).destroyed == []
 
 
-def test_seed_skill_is_wrong_mechanism_and_fabrication_and_inversion():
-    v = verdict("s45-write-zh", calls=[call("save_skill", **SEED_SKILL)], answer="skill 已儲存")
+def test_observed_skill_is_wrong_mechanism_and_fabrication_and_inversion():
+    v = verdict("s45-write-zh", calls=[call("save_skill", **OBSERVED_SKILL)], answer="skill 已儲存")
     assert v.flags[:1] == ["wrong_mechanism"]
     assert {"fabrication", "inversion", "facts_missing"} <= set(v.flags)
     fab = next(c for c in v.checks if c.klass == "fabrication")
@@ -674,7 +674,7 @@ def test_memory_doc_problems_are_named():
     assert odd.problems == ["no description", odd.problems[1]]
     assert "'person'" in odd.problems[1]
     drift = parse_memory_doc("memory/x.md", "---\nname: x\ndescription: d\ntype: user\n---\nb\n")
-    assert drift.valid and drift.type == "user"  # top-level type: drift the judge tolerates (§4.6)
+    assert drift.valid and drift.type == "user"  # top-level type: drift real stores show, tolerated
 
 
 def test_index_links_resolve_against_the_root():

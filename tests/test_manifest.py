@@ -25,7 +25,7 @@ def test_memory_md_is_appended_after_declared_files():
 
 
 def test_memory_md_is_not_duplicated_when_the_app_already_declares_it():
-    # topic-hub declares MEMORY.md itself (seed §1): its position is kept, no second copy.
+    # topic-hub declares MEMORY.md itself: its position is kept, no second copy.
     m = AgentManifest(context_files=["MEMORY.md", "collections.json"])
     assert m.effective_context_files() == ["MEMORY.md", "collections.json"]
 

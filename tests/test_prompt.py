@@ -1,4 +1,4 @@
-"""The memory prompt: Appendix A verbatim, the platform's adjustments, each added rule, gating."""
+"""The memory prompt: Claude Code's verbatim, the platform's adjustments, added rules, gating."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from memfs.prompt import (
     memory_prompt,
 )
 
-# An independent copy of the seed's Appendix A (the frontmatter's `type:` indented as YAML
-# needs it under `metadata:`). If this test fails, the base prompt drifted from the seed.
-SEED_APPENDIX_A = """\
+# An independent copy of Claude Code's memory prompt (the frontmatter's `type:` indented as
+# YAML needs it under `metadata:`). If this test fails, the base prompt drifted from Claude Code's.
+CLAUDE_CODE_PROMPT = """\
 # Memory
 
 You have a persistent file-based memory at `<memory dir>`. This directory
@@ -70,18 +70,18 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_appendix_a_is_verbatim():
-    assert APPENDIX_A == SEED_APPENDIX_A
+def test_claude_code_prompt_is_verbatim():
+    assert APPENDIX_A == CLAUDE_CODE_PROMPT
 
 
-def test_each_platform_adjustment_replaces_exactly_one_appendix_a_phrase():
+def test_each_platform_adjustment_replaces_exactly_one_claude_code_phrase():
     for old, new in PLATFORM_ADJUSTMENTS:
         assert APPENDIX_A.count(old) == 1, old
         assert old != new
 
 
-def test_rendered_base_is_appendix_a_plus_only_the_declared_adjustments():
-    expected = SEED_APPENDIX_A.replace("<memory dir>", "memory/")
+def test_rendered_base_is_claude_codes_prompt_plus_only_the_declared_adjustments():
+    expected = CLAUDE_CODE_PROMPT.replace("<memory dir>", "memory/")
     for old, new in PLATFORM_ADJUSTMENTS:
         expected = expected.replace(old, new)
     assert appendix_a() == expected

@@ -73,7 +73,7 @@ def _o200k():
 
 
 def test_within_margin_of_a_real_tokenizer_on_memory_text():
-    """The generated store (Chinese/English mix) and, when present, the seed (§4.4b)."""
+    """The generated store (Chinese/English mix) and, when present, the Chinese design note."""
     enc = _o200k()
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
     gen = generate_workspace(fs, 60)

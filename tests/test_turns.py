@@ -1,4 +1,4 @@
-"""Turn builders: the seed's Phase 1 DoD, replay safety, and the workflow turn's read-only mount."""
+"""Turn builders: when memory is injected, replay safety, the workflow turn's read-only mount."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def chat(fs, manifest=None, history=HISTORY, message="Which source for yield?", 
     )
 
 
-# -- the seed's Phase 1 DoD, one named test each ---------------------------------------------------
+# -- when memory is injected: empty costs 0 tokens, sent not persisted, off is off, workflows see it
 
 
 def test_flag_on_and_no_memory_file_injects_empty_block(memfs):
@@ -41,7 +41,7 @@ def test_flag_on_and_no_memory_file_injects_empty_block(memfs):
     assert turn.context_block == ""
     assert estimate_tokens(turn.context_block) == 0
     assert turn.messages[-1] == {"role": "user", "content": "Which source for yield?"}
-    assert not memfs.exists("MEMORY.md")  # nothing seeded
+    assert not memfs.exists("MEMORY.md")  # nothing is created until the agent writes
 
 
 def test_memory_file_present_is_in_turn_not_in_persisted_history(memfs):

@@ -179,7 +179,7 @@ class MemoryDoc(BaseModel):
 
 
 def parse_memory_doc(path: str, text: str) -> MemoryDoc:
-    """A memory file as the judge sees it; ``problems`` says what makes it invalid (§3.1)."""
+    """A memory file as the judge sees it; ``problems`` says what makes it invalid."""
     parts = split_frontmatter(text)
     if parts is None:
         return MemoryDoc(path=path, body=text, problems=["no YAML frontmatter block"])
@@ -218,7 +218,7 @@ def index_links(index_text: str) -> set[str]:
 
 
 def is_linked(path: str, links: set[str]) -> bool:
-    # A bare ``file.md`` (Appendix A's literal form, written for an index inside the memory
+    # A bare ``file.md`` (Claude Code's literal form, written for an index inside the memory
     # directory) is accepted as pointing into memory/: the link is what the index is for.
     return path in links or any(
         "/" not in link and f"{MEMORY_DIR}/{link}" == path for link in links

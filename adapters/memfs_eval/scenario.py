@@ -36,7 +36,7 @@ CROSS_ITEM_TOOLS = (
     "update_context_card",
     "request_wiki_update",
 )
-"""The platform's mechanisms for knowledge that holds in every item (seed §2.4)."""
+"""The platform's mechanisms for knowledge that would still hold in another item."""
 
 
 class _Strict(BaseModel):

@@ -1,5 +1,5 @@
-"""The model window (seed §4.5.0): tell Ollama how large a window to open, and notice when a
-prompt was cut anyway.
+"""The model window: tell Ollama how large a window to open, and notice when a prompt was cut
+anyway.
 
 Ollama opens a 4,096-token window unless the request says otherwise, and cuts the *front* of a
 longer prompt without an error — the system prompt and its memory instructions go first. The
@@ -7,7 +7,8 @@ fix is to send ``num_ctx`` as a top-level completion kwarg (the way ``think=Fals
 ``extra_body`` does not reach Ollama's options), with the value the runner already resolves for
 its own budget: operator override → learned from earlier responses → litellm's model registry.
 Unresolvable → send nothing: guessing a number was the original bug. Other providers size
-their own window and get nothing.
+their own window and get nothing. docs/design.md (*Send Ollama its window; detect silent
+truncation*) has the run that found it.
 
 Whatever the endpoint, the reported ``prompt_tokens`` is compared with an estimate of what was
 sent: far below it (< 70 %), or exactly a well-known default window, means a silent cut, and

@@ -1,11 +1,12 @@
-"""The platform's other tools: the competitors memory writes lose to (seed §2.4, §4.5.2).
+"""The platform's other tools: the competitors memory writes lose to.
 
-The seed's failures happened with 18 tools on the table and ~79% of the system prompt being
-their prose listing. An evaluation that offers only the file tools measures a different prompt,
-so these are shipped with realistic descriptions and argument schemas. Their calls are
-**recorded, not executed**: :class:`PlatformToolRecorder` validates the arguments like the real
-platform would and answers with the acknowledgement an agent would see, so a model that picks
-``save_skill`` for an item-local fact carries on exactly as it did in §4.5.
+On the platform a small model that should have written memory called ``save_skill`` instead,
+with 18 tools on the table and ~79% of the system prompt being their prose listing. An
+evaluation that offers only the file tools measures a different prompt, so these are shipped
+with realistic descriptions and argument schemas. Their calls are **recorded, not executed**:
+:class:`PlatformToolRecorder` validates the arguments like the real platform would and answers
+with the acknowledgement an agent would see, so a model that picks ``save_skill`` for an
+item-local fact carries on exactly as it would on the platform.
 
 ``format_tools_for_prompt`` renders the prose tool list the platform appends to the system
 prompt ("so small local LLMs don't confuse provisioned function tools with shell binaries").

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def show_context_injection(console: Console, fs: MemFS) -> None:
-    """The block a chat turn injects for a §4.1-sized store and an empty one; a workflow turn."""
+    """The block a chat turn injects for a real-sized store and an empty one; a workflow turn."""
     # Imported here so the rest of the demo does not depend on the context modules.
     from memfs.entrypoints import mount_for
     from memfs.generator import generate_workspace
@@ -102,7 +102,7 @@ def show_context_injection(console: Console, fs: MemFS) -> None:
     lines = block.rstrip("\n").splitlines()
     shown = "\n".join([*lines[:6], f"… {len(lines) - 8} more lines …", *lines[-2:]])
     tokens = estimate_tokens(block)
-    console.print(Panel(Text(shown), title="chat turn, generated §4.1 store: the block (excerpt)"))
+    console.print(Panel(Text(shown), title="chat turn, generated store: the block (excerpt)"))
     console.print(
         f"  {generated.n_files} memories, {generated.index_lines}-line MEMORY.md → "
         f"{len(block):,} characters, ~{tokens:,} tokens ({with_margin(tokens):,} with margin), "

@@ -1,10 +1,10 @@
 """The credential guard: memory that looks like it holds a secret is refused before it is stored.
 
-Seed §3.3 and Appendix B③: a memory is replayed verbatim into every later turn that reads it,
-so a secret written into memory leaks into every future conversation of the item, for every
-member. The prompt already says "never store credentials"; this package is the check that does
-not depend on the model obeying. :class:`~memfs.MemFS` calls :func:`check_credentials` from its
-single write path (``MemFS(..., credential_guard=False)`` turns it off).
+A memory is replayed verbatim into every later turn that reads it, so a secret written into
+memory leaks into every future conversation of the item, for every member. The prompt already
+says "never store credentials"; this package is the check that does not depend on the model
+obeying. :class:`~memfs.MemFS` calls :func:`check_credentials` from its single write path
+(``MemFS(..., credential_guard=False)`` turns it off).
 
 The scan, in order:
 

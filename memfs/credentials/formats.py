@@ -3,8 +3,9 @@
 Each row is a prefix-anchored regex from the provider's published format (prefix, alphabet,
 length). Why memfs keeps this table rather than running ``detect-secrets`` is in
 ``docs/security/credentials.md``: on the project's corpus the engine covered 19 of the 61
-formats and none the table lacks, at ~9 ms per 3 KB memory file. Every row has synthetic
-examples in ``tests/corpus/credentials`` (a test checks that each kind is caught there).
+formats and none the table lacks (``benchmarks/bench_credentials.py --engine`` measures its
+coverage and its cost per memory file). Every row has synthetic examples in
+``tests/corpus/credentials`` (a test checks that each kind is caught there).
 
 A regex that starts with a literal is scanned for that literal at C speed; so the
 "not preceded by a letter or digit" check comes after the literal as a lookbehind, not
