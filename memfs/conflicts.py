@@ -63,3 +63,17 @@ def check_precondition(
     if actual != expected_sha256:
         raise PreconditionFailedError(path, expected_sha256, actual)
     return False
+
+
+def check_delete(path: str, current: bytes | None, expected_sha256: str | None) -> None:
+    """Decide a conditional delete against the ``current`` stored bytes (None: no file).
+
+    Raises :class:`~memfs.errors.PreconditionFailedError` when ``expected_sha256`` is given and
+    the stored bytes do not hash to it (a missing file included): a move deletes its source only
+    if nobody changed it since it was copied.
+    """
+    if expected_sha256 is None:
+        return
+    actual = None if current is None else content_sha256(current)
+    if actual != expected_sha256:
+        raise PreconditionFailedError(path, expected_sha256, actual)

@@ -191,9 +191,13 @@ class CountingFileStore:
         self._count("exists")
         return self.inner.exists(path)
 
-    def delete(self, path: str) -> None:
+    def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
         self._count("delete")
-        self.inner.delete(path)
+        if expected_sha256 is None:
+            self.inner.delete(path)
+        else:
+            inner: Any = self.inner
+            inner.delete(path, expected_sha256=expected_sha256)
 
     def mkdir(self, path: str) -> None:
         self._count("mkdir")

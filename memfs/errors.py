@@ -177,7 +177,101 @@ class UpdateConflictError(WriteConflictError):
         )
 
 
+class MoveConflictError(WriteConflictError):
+    """A move copied ``path`` to ``destination``, then found ``path`` changed by another writer:
+    the source is kept (deleting it would lose that change), so both files exist."""
+
+    def __init__(
+        self,
+        path: str,
+        expected_sha256: str | None,
+        actual_sha256: str | None,
+        message: str | None = None,
+        *,
+        destination: str = "",
+    ) -> None:
+        self.destination = destination
+        super().__init__(path, expected_sha256, actual_sha256, message)
+
+    def describe(self) -> str:
+        gone = self.actual_sha256 is None
+        what = "was deleted" if gone else "changed"
+        kept = "" if gone else ", so it was not deleted"
+        return (
+            f"Move of {self.path!r} to {self.destination!r} stopped: {self.path!r} {what} after "
+            f"it was copied (another turn got there first){kept}. {self.destination!r} holds "
+            f"the content from before that. Read {'it' if gone else 'both files'}, keep what "
+            "you want and delete the rest."
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        args = (self.path, self.expected_sha256, self.actual_sha256, self.strerror)
+        return (_rebuild_move_conflict, (*args, self.destination))
+
+
+def move_into_itself(path: str, destination: str) -> OSError:
+    return OSError(
+        errno.EINVAL,
+        f"Cannot move the directory {_shown(path)!r} into itself ({_shown(destination)!r}); "
+        "choose a destination outside it.",
+        path,
+    )
+
+
+def _rebuild_move_conflict(
+    path: str, expected: str | None, actual: str | None, message: str | None, destination: str
+) -> MoveConflictError:
+    return MoveConflictError(path, expected, actual, message, destination=destination)
+
+
+# -- sizes ----------------------------------------------------------------------------------------
+
+
+def _size(n: int) -> str:
+    return f"{n:,} bytes" if n < 1 << 20 else f"{n / (1 << 20):.1f} MiB ({n:,} bytes)"
+
+
+class MemoryFileTooLargeError(OSError):
+    """A memory file over the workspace's cap (``MemFS(max_memory_file_bytes=…)``): ``EFBIG``.
+
+    A memory file is read whole into a turn, so one that large is a store of several memories.
+    """
+
+    def __init__(self, path: str, size: int, limit: int, index: str = "MEMORY.md") -> None:
+        self.path, self.size, self.limit, self.index = path, size, limit, index
+        super().__init__(
+            errno.EFBIG,
+            f"Memory file {path!r} would hold {_size(size)}; a memory file holds at most "
+            f"{_size(limit)}. Nothing was written. Split the memory into smaller files, one "
+            f"topic each, and link each from {index}.",
+            path,
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path, self.size, self.limit, self.index))
+
+
+class ConditionalWriteTooLargeError(OSError):
+    """A conditional write larger than the backend can apply its precondition to: ``EFBIG``."""
+
+    def __init__(self, path: str, size: int, limit: int, backend: str) -> None:
+        self.path, self.size, self.limit, self.backend = path, size, limit, backend
+        super().__init__(
+            errno.EFBIG,
+            f"Cannot write {path!r} conditionally: {_size(size)} is more than {backend} checks a "
+            f"precondition on in one request ({_size(limit)}). Nothing was written. Store a "
+            "file that large without a precondition, or split it.",
+            path,
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path, self.size, self.limit, self.backend))
+
+
 __all__ = [
+    "ConditionalWriteTooLargeError",
+    "MemoryFileTooLargeError",
+    "MoveConflictError",
     "PathConflictError",
     "PreconditionFailedError",
     "ReadOnlyError",
@@ -187,6 +281,7 @@ __all__ = [
     "already_exists",
     "is_a_directory",
     "is_a_file",
+    "move_into_itself",
     "not_a_directory",
     "not_empty",
     "not_found",

@@ -17,6 +17,7 @@ is written once, here:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import io
 import os
@@ -26,7 +27,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import fsspec
+from fsspec.core import has_magic
+from fsspec.implementations.local import trailing_sep
 from fsspec.spec import AbstractFileSystem
+from fsspec.utils import other_paths
 
 from memfs import errors, staleness
 from memfs.conflicts import content_sha256
@@ -47,6 +51,18 @@ Change = Callable[[bytes | None], bytes]
 
 DEFAULT_ATTEMPTS = 8
 """Read → change → write rounds :meth:`MemFS.update` tries before giving up."""
+
+APPEND_ATTEMPTS = 64
+"""Rounds an append ('ab') tries: it commutes with any other change, so re-applying it to new
+content is always right, and only a writer that never pauses could outlast this many."""
+
+DEFAULT_MAX_MEMORY_FILE_BYTES = 8 << 20
+"""Largest memory file :meth:`MemFS.save` stores (``max_memory_file_bytes``; None: no cap).
+
+A memory file is read whole into a turn, and 8 MiB is already more than any model's context
+window; the cap also keeps every memory write far below the size where a backend stops
+honouring a conditional write (s3fs switches to a multipart upload at 100 MiB). The index has
+no cap (the design leaves its size to the agent's curation)."""
 
 
 def utc_today() -> dt.date:
@@ -80,6 +96,7 @@ class MemFS(AbstractFileSystem):
         layout: Layout = PLATFORM,
         credential_guard: bool = True,
         guarded_paths: frozenset[str] = frozenset(),
+        max_memory_file_bytes: int | None = DEFAULT_MAX_MEMORY_FILE_BYTES,
         **storage_options: Any,
     ) -> None:
         super().__init__(**storage_options)
@@ -103,6 +120,7 @@ class MemFS(AbstractFileSystem):
         self.layout = layout
         self.credential_guard = credential_guard
         self.guarded_paths = frozenset(normalize(p) for p in guarded_paths)
+        self.max_memory_file_bytes = max_memory_file_bytes
 
     def __repr__(self) -> str:
         flags = [
@@ -121,6 +139,7 @@ class MemFS(AbstractFileSystem):
             "layout": self.layout,
             "credential_guard": self.credential_guard,
             "guarded_paths": self.guarded_paths,
+            "max_memory_file_bytes": self.max_memory_file_bytes,
         }
         opts.update(changes)
         return type(self)(self.store, **opts)
@@ -247,6 +266,14 @@ class MemFS(AbstractFileSystem):
         if not rel:
             raise errors.is_a_directory(rel)
         prepared = self.prepare_write(rel, bytes(data))
+        limit, layout = self.max_memory_file_bytes, self.layout
+        if (
+            limit is not None
+            and len(prepared) > limit
+            and layout.in_memory_area(rel)
+            and not layout.is_index(rel)
+        ):
+            raise errors.MemoryFileTooLargeError(rel, len(prepared), limit, layout.index_path)
         self.store.write(rel, prepared, expected_sha256=expected_sha256, create=create)
         return prepared
 
@@ -499,7 +526,116 @@ class MemFS(AbstractFileSystem):
             if not self._rel(p):
                 raise errors.root_refused("moved")
         self._check_writable(path2 if isinstance(path2, str) else "", "move into")
-        super().mv(path1, path2, recursive=recursive, maxdepth=maxdepth, **kwargs)
+        if path1 == path2:
+            return
+        pairs = self._copy_pairs(path1, path2, recursive, maxdepth)
+        if not pairs and isinstance(path1, str) and self.isdir(path1):
+            raise errors.is_a_directory(self._rel(path1))  # fsspec moves a tree only if recursive
+        dirs: list[str] = []
+        conflicts: list[errors.MoveConflictError] = []
+        for p1, p2 in pairs:
+            src, dst = self._rel(p1), self._rel(p2)
+            if self.store.is_dir(src):
+                self.makedirs(dst, exist_ok=True)
+                dirs.append(src)
+            elif (conflict := self._move_file(src, dst)) is not None:
+                conflicts.append(conflict)
+        self._remove_emptied(dirs)
+        if conflicts:
+            raise conflicts[0]
+
+    def move(self, path1: str, path2: str, *, create: bool = False) -> None:
+        """Move the file or directory tree ``path1`` to exactly ``path2``, losing no edit.
+
+        Each file is copied through :meth:`save` (the rules of its new path apply), then its
+        source is deleted only if it still holds the bytes that were copied; a file another
+        writer changed or deleted in between keeps its source, and once the rest has moved
+        :class:`~memfs.errors.MoveConflictError` names it (both copies exist). With ``create``
+        a destination file that exists refuses the move of that file
+        (:class:`~memfs.errors.PathConflictError`, decided by the write itself, so a file
+        created there concurrently is never overwritten), and a directory tree needs a free
+        destination. Source directories are removed only when they are left empty.
+        """
+        self._check_writable(path1, "move")
+        self._check_writable(path2, "move into")
+        src, dst = self._rel(path1), self._rel(path2)
+        if not src:
+            raise errors.root_refused("moved")
+        if src == dst:
+            return
+        if not self.store.is_dir(src):
+            conflict = self._move_file(src, dst, create=create)
+            if conflict is not None:
+                raise conflict
+            return
+        if dst == "" or dst.startswith(src + "/"):
+            raise errors.move_into_itself(src, dst)
+        if create and self.store.exists(dst):
+            raise errors.PathConflictError(dst, None, None)
+        subdirs = self._subdirs(src)
+        for d in [src, *subdirs]:
+            self.makedirs(dst + d[len(src) :], exist_ok=True)
+        conflicts = [
+            c
+            for f in self.store.ls(src)
+            if (c := self._move_file(f, dst + f[len(src) :], create=create)) is not None
+        ]
+        self._remove_emptied([src, *subdirs])
+        if conflicts:
+            raise conflicts[0]
+
+    def _move_file(
+        self, src: str, dst: str, *, create: bool = False
+    ) -> errors.MoveConflictError | None:
+        """Copy ``src`` to ``dst``, then delete ``src`` if it still holds what was copied;
+        the conflict when it does not (both files are kept)."""
+        if src == dst:
+            return None
+        data = self.store.read(src)
+        self.save(dst, data, create=create)
+        try:
+            self.store.delete(src, expected_sha256=content_sha256(data))
+        except errors.PreconditionFailedError as e:
+            return errors.MoveConflictError(
+                src, e.expected_sha256, e.actual_sha256, destination=dst
+            )
+        return None
+
+    def _copy_pairs(
+        self, path1: Any, path2: Any, recursive: bool, maxdepth: int | None
+    ) -> list[tuple[str, str]]:
+        """The (source, destination) pairs fsspec's ``copy`` makes of these arguments."""
+        if isinstance(path1, list) and isinstance(path2, list):
+            return list(zip(path1, path2, strict=True))
+        source_is_str = isinstance(path1, str)
+        paths1 = self.expand_path(path1, recursive=recursive, maxdepth=maxdepth)
+        if source_is_str and (not recursive or maxdepth is not None):
+            paths1 = [p for p in paths1 if not (trailing_sep(p) or self.isdir(p))]
+            if not paths1:
+                return []
+        dest_is_dir = isinstance(path2, str) and (trailing_sep(path2) or self.isdir(path2))
+        exists = source_is_str and (
+            (has_magic(path1) and len(paths1) == 1)
+            or (not has_magic(path1) and dest_is_dir and not trailing_sep(path1))
+        )
+        paths2 = other_paths(paths1, path2, exists=exists, flatten=not source_is_str)
+        return list(zip(paths1, paths2, strict=True))
+
+    def _subdirs(self, rel: str) -> list[str]:
+        """Every directory below the directory ``rel`` (the store lists files only)."""
+        out: list[str] = []
+        for name in self.store.listdir(rel):
+            child = f"{rel}/{name}" if rel else name
+            if self.store.is_dir(child):
+                out += [child, *self._subdirs(child)]
+        return out
+
+    def _remove_emptied(self, dirs: Iterable[str]) -> None:
+        """Remove those of ``dirs`` a move left empty, deepest first; others stay as they are."""
+        for d in sorted(set(dirs), key=lambda d: d.count("/"), reverse=True):
+            # OSError: it still holds a file (written meanwhile, or kept by a conflict), or is gone
+            with contextlib.suppress(OSError):
+                self.store.rmdir(d)
 
     def touch(self, path: str, truncate: bool = True, **kwargs: Any) -> None:
         self._check_writable(path, "touch")
@@ -535,12 +671,9 @@ class MemFS(AbstractFileSystem):
             raise ValueError(f"Mode {mode!r} is not supported: read with 'rb', write with 'wb'.")
         if not rel or self.store.is_dir(rel):
             raise errors.is_a_directory(rel)
-        initial = b""
         if "x" in mode and self.store.exists(rel):
             raise errors.already_exists(rel, " (opened with 'x')")
-        if "a" in mode and self.store.exists(rel):
-            initial = self.store.read(rel)
-        return _WriteFile(self, rel, initial, autocommit, create="x" in mode)
+        return _WriteFile(self, rel, autocommit, create="x" in mode, append="a" in mode)
 
 
 class _ReadFile(io.BytesIO):
@@ -555,16 +688,41 @@ class _ReadFile(io.BytesIO):
 
 
 class _WriteFile(io.BytesIO):
-    """Buffers a write and stores it in one atomic store write on close or on commit."""
+    """Buffers a write and stores it in one atomic store write on close or on commit.
+
+    ``append`` ('ab') buffers only the bytes written and adds them to what the file holds when
+    they are stored, through :meth:`MemFS.update`: another writer's change in between (another
+    appender's, say) is re-read and kept, never overwritten by a copy taken at open. As with
+    ``O_APPEND``, every write goes to the end, wherever the handle was sought to.
+    """
 
     def __init__(
-        self, fs: MemFS, path: str, initial: bytes, autocommit: bool, *, create: bool = False
+        self,
+        fs: MemFS,
+        path: str,
+        autocommit: bool,
+        *,
+        create: bool = False,
+        append: bool = False,
     ) -> None:
         super().__init__()
-        self.write(initial)
         self.fs, self.path, self.autocommit = fs, path, autocommit
         self.create = create  # 'xb': the file must still be absent when the bytes are stored
+        self.append = append
         self._pending: bytes | None = None
+
+    def write(self, data: Any) -> int:
+        if self.append:
+            self.seek(0, io.SEEK_END)
+        return super().write(data)
+
+    def _store(self, data: bytes) -> None:
+        if self.append:
+            self.fs.update(
+                self.path, lambda current: (current or b"") + data, attempts=APPEND_ATTEMPTS
+            )
+        else:
+            self.fs.save(self.path, data, create=self.create)
 
     def close(self) -> None:
         if self.closed:
@@ -572,13 +730,13 @@ class _WriteFile(io.BytesIO):
         data = self.getvalue()
         super().close()
         if self.autocommit:
-            self.fs.save(self.path, data, create=self.create)
+            self._store(data)
         else:
             self._pending = data
 
     def commit(self) -> None:
         if self._pending is not None:
-            self.fs.save(self.path, self._pending, create=self.create)
+            self._store(self._pending)
             self._pending = None
 
     def discard(self) -> None:

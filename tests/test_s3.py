@@ -34,6 +34,7 @@ from memfs import MemFS  # noqa: E402
 from memfs.conflicts import content_sha256  # noqa: E402
 from memfs.counting import CountingFileStore  # noqa: E402
 from memfs.errors import (  # noqa: E402
+    MoveConflictError,
     PathConflictError,
     PreconditionFailedError,
     UpdateConflictError,
@@ -464,6 +465,111 @@ def test_two_pods_editing_one_memory_lose_nothing(s3_server: S3Server, prefix: s
         f"{sent['PUT If-None-Match']} If-None-Match PUTs, {sent['PUT']} plain PUTs; "
         f"calls reissued after the retry bound: {sum(r[1] for r in results)}"
     )
+
+
+# -- large conditional writes, conditional deletes and moves ---------------------------------------
+
+
+def _stale_write_over_another_pods_update(s3_server: S3Server, prefix: str, size: int) -> Any:
+    """Pod A reads a ``size``-byte file, pod B replaces it, pod A writes over it conditionally."""
+    pod_a, pod_b = mount(s3_server.endpoint, prefix), mount(s3_server.endpoint, prefix)
+    pod_a.pipe_file("docs/big.bin", b"a" * size)
+    seen = pod_a.raw.cat_file("docs/big.bin")
+    pod_b.pipe_file("docs/big.bin", b"pod B's update\n")
+    before = s3_server.requests.copy()
+    with pytest.raises(PreconditionFailedError):
+        pod_a.pipe_file("docs/big.bin", seen + b"more", expected_sha256=_sha(seen))
+    assert pod_b.raw.cat_file("docs/big.bin") == b"pod B's update\n"  # not overwritten
+    return s3_server.requests - before
+
+
+def test_s3fs_uploads_in_parts_from_its_single_put_size() -> None:
+    """The threshold the S3 store steers clear of: s3fs's pipe_file sends one PutObject below
+    min(5 GiB, 2 x chunksize), 100 MiB with its default chunksize, and a multipart upload from
+    there on, which carries no If-Match."""
+    from memfs.stores.s3 import MAX_CONDITIONAL_PUT_BYTES, S3FS_SINGLE_PUT_BYTES
+
+    assert S3FS_SINGLE_PUT_BYTES == 100 * 2**20
+    assert MAX_CONDITIONAL_PUT_BYTES == 5 * 2**30
+
+
+def test_a_conditional_write_above_s3fs_single_put_size_keeps_its_precondition(
+    s3_server: S3Server, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # s3fs's multipart threshold lowered to 10 MiB (chunksize 5 MiB, S3's smallest part), so an
+    # 11 MiB write is one pipe_file would upload in parts.
+    pipe_file = s3fs.S3FileSystem._pipe_file
+    monkeypatch.setattr(
+        s3fs.S3FileSystem,
+        "_pipe_file",
+        functools.partialmethod(pipe_file, chunksize=5 * 2**20),
+    )
+    sent = _stale_write_over_another_pods_update(s3_server, prefix, 11 * 2**20)
+    assert sent["PUT If-Match"] == 1 and sent["POST"] == 0 and sent["PUT"] == 0  # no multipart
+
+
+@pytest.mark.slow
+def test_a_conditional_write_of_101_mib_keeps_its_precondition(
+    s3_server: S3Server, prefix: str
+) -> None:
+    sent = _stale_write_over_another_pods_update(s3_server, prefix, 101 * 2**20)
+    assert sent["PUT If-Match"] == 1 and sent["POST"] == 0
+
+
+def test_a_conditional_write_s3_cannot_check_is_refused_before_sending(
+    fs: MemFS, s3_server: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memfs.errors import ConditionalWriteTooLargeError
+    from memfs.stores import s3 as s3_store
+
+    monkeypatch.setattr(s3_store, "MAX_CONDITIONAL_PUT_BYTES", 1000)
+    fs.pipe_file("docs/a.bin", b"x")
+    before = s3_server.requests.copy()
+    for attempt in (
+        lambda: fs.pipe_file("docs/a.bin", b"y" * 1001, expected_sha256=_sha(b"x")),
+        lambda: fs.pipe_file("docs/new.bin", b"y" * 1001, mode="create"),
+    ):
+        with pytest.raises(ConditionalWriteTooLargeError) as info:
+            attempt()
+        assert info.value.errno == errno.EFBIG and "Nothing was written" in str(info.value)
+    assert s3_server.requests - before == collections.Counter()  # refused before any request
+    fs.pipe_file("docs/a.bin", b"y" * 1001)  # without a precondition: one plain write
+
+
+def test_a_conditional_delete_on_s3_is_one_delete_with_if_match(
+    s3_server: S3Server, prefix: str
+) -> None:
+    pod_a, pod_b = mount(s3_server.endpoint, prefix), mount(s3_server.endpoint, prefix)
+    pod_a.pipe_file("memory/a.md", b"one")
+    seen = pod_a.raw.cat_file("memory/a.md")
+    pod_b.pipe_file("memory/a.md", b"two")
+    before = s3_server.requests.copy()
+    with pytest.raises(PreconditionFailedError) as info:
+        pod_a.store.delete("memory/a.md", expected_sha256=_sha(seen))
+    assert info.value.actual_sha256 == _sha(b"two")
+    sent = s3_server.requests - before
+    assert sent["DELETE If-Match"] == 1 and sent["DELETE"] == 0  # refused by the server
+    assert pod_b.raw.cat_file("memory/a.md") == b"two"
+    pod_a.store.delete("memory/a.md", expected_sha256=_sha(b"two"))
+    assert not pod_b.exists("memory/a.md")
+
+
+def test_a_move_on_s3_keeps_an_edit_from_another_pod(s3_server: S3Server, prefix: str) -> None:
+    pod_a, pod_b = mount(s3_server.endpoint, prefix), mount(s3_server.endpoint, prefix)
+    pod_a.pipe_file("memory/a.md", OLD_MEMORY)
+    save = pod_a.save
+
+    def save_then_other_pod_edits(path: str, data: bytes, **kwargs: Any) -> bytes:
+        stored = save(path, data, **kwargs)
+        if path == "memory/b.md":
+            pod_b.update("memory/a.md", lambda cur: (cur or b"") + b"- from pod B\n")
+        return stored
+
+    pod_a.save = save_then_other_pod_edits  # type: ignore[method-assign]
+    with pytest.raises(MoveConflictError):
+        pod_a.move("memory/a.md", "memory/b.md")
+    assert pod_b.raw.cat_file("memory/a.md").endswith(b"- from pod B\n")
+    assert pod_b.raw.cat_file("memory/b.md") == OLD_MEMORY
 
 
 # -- store calls per turn --------------------------------------------------------------------------

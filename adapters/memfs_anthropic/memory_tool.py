@@ -46,7 +46,7 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 from anyio.to_thread import run_sync
-from memfs.errors import UnsafePathError
+from memfs.errors import MoveConflictError, PathConflictError, UnsafePathError
 from memfs.filesystem import MemFS
 from memfs.layout import INDEX_NAME
 from memfs.paths import join, normalize
@@ -456,10 +456,39 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             )
         with self._errors(command.old_path):
             try:
-                self.fs.mv(old.rel, new.rel, recursive=kind == "directory")
+                # Create-only at the destination (a file another turn creates there meanwhile is
+                # never overwritten) and each source deleted only if unchanged since its copy.
+                self.fs.move(old.rel, new.rel, create=True)
+            except MoveConflictError as e:
+                raise self._move_conflict(command, old, new, e) from e
+            except PathConflictError as e:
+                raise ToolError(f"The destination {command.new_path} already exists") from e
             except FileNotFoundError as e:
                 raise ToolError(f"The path {command.old_path} does not exist") from e
         return f"Successfully renamed {command.old_path} to {command.new_path}"
+
+    def _move_conflict(
+        self,
+        command: BetaMemoryTool20250818RenameCommand,
+        old: _Target,
+        new: _Target,
+        e: MoveConflictError,
+    ) -> ToolError:
+        """The rename stopped because a file changed after it was copied: say which, and that
+        both copies are kept."""
+        src = old.shown + e.path[len(old.rel) :]
+        dst = new.shown + e.destination[len(new.rel) :]
+        head = f"The rename of {command.old_path} to {command.new_path} did not complete: "
+        if e.actual_sha256 is None:
+            return ToolError(
+                f"{head}{src} was deleted after it was copied (by another turn); {dst} holds its "
+                "content from before that. View it and delete it if it should be gone."
+            )
+        return ToolError(
+            f"{head}{src} changed after it was copied (another edit landed), so it was kept. "
+            f"Both {src} and {dst} exist now; {dst} holds the content from before that edit. "
+            "View both, keep what you want and delete the other."
+        )
 
     def clear_all_memory(self) -> str:
         """Delete every memory file and the index (refused on a read-only mount)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from memfs.conflicts import check_precondition, check_sha256
+from memfs.conflicts import check_delete, check_precondition, check_sha256
 from memfs.paths import normalize
 from memfs.stores.protocol import ConditionalFileStore, FileStore, supports_preconditions
 
@@ -72,8 +72,19 @@ class ProcessLockedStore:
     def exists(self, path: str) -> bool:
         return self.inner.exists(path)
 
-    def delete(self, path: str) -> None:
-        self.inner.delete(path)
+    def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
+        if expected_sha256 is None:
+            self.inner.delete(path)
+            return
+        expected = check_sha256(expected_sha256)
+        rel = normalize(path)
+        with _PROCESS_LOCK:
+            try:
+                current: bytes | None = self.inner.read(rel)
+            except FileNotFoundError:
+                current = None
+            check_delete(rel, current, expected)
+            self.inner.delete(rel)
 
     def mkdir(self, path: str) -> None:
         self.inner.mkdir(path)

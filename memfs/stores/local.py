@@ -9,7 +9,7 @@ import shutil
 import stat
 
 from memfs import errors
-from memfs.conflicts import check_precondition, check_sha256
+from memfs.conflicts import check_delete, check_precondition, check_sha256
 from memfs.paths import normalize, parent
 from memfs.stores.host import TEMP_PREFIX, host_path_lock, read_host_file, write_file_atomic
 
@@ -141,12 +141,17 @@ class LocalFileStore:
         _, full = self._full(path)
         return os.path.lexists(full) and not os.path.basename(full).startswith(TEMP_PREFIX)
 
-    def delete(self, path: str) -> None:
+    def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
+        """Delete the file; with ``expected_sha256`` only if its bytes still hash to it (the
+        compare and the unlink hold the path's lock, as a conditional write does)."""
         rel, full = self._full(path)
         if os.path.isdir(full):
             raise errors.is_a_directory(rel)
+        expected = None if expected_sha256 is None else check_sha256(expected_sha256)
         try:
             with host_path_lock(full):
+                if expected is not None:
+                    check_delete(rel, read_host_file(full), expected)
                 os.unlink(full)
         except (FileNotFoundError, NotADirectoryError):
             raise errors.not_found(rel) from None

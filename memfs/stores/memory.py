@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from memfs import errors
-from memfs.conflicts import check_precondition, check_sha256
+from memfs.conflicts import check_delete, check_precondition, check_sha256
 from memfs.paths import normalize, parent
 
 
@@ -85,13 +85,16 @@ class InMemoryFileStore:
         with self._lock:
             return rel in self._files or self._is_dir(rel)
 
-    def delete(self, path: str) -> None:
+    def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
         rel = normalize(path)
+        expected = None if expected_sha256 is None else check_sha256(expected_sha256)
         with self._lock:
             if rel not in self._files:
                 if self._is_dir(rel):
                     raise errors.is_a_directory(rel)
+                check_delete(rel, None, expected)
                 raise errors.not_found(rel)
+            check_delete(rel, self._files[rel], expected)
             del self._files[rel]
 
     def mkdir(self, path: str) -> None:

@@ -9,7 +9,9 @@ when the stored bytes changed declares it with the class attribute ``conditional
 and takes two keyword-only preconditions on ``write``: ``expected_sha256`` (lowercase hex
 sha256 of the bytes the writer read; a mismatch raises
 :class:`~memfs.errors.PreconditionFailedError`) and ``create`` (the path must be free, else
-:class:`~memfs.errors.PathConflictError`). A store that does not declare it still satisfies
+:class:`~memfs.errors.PathConflictError`), and ``expected_sha256`` on ``delete`` (deleted only
+if the stored bytes still hash to it: a move deletes its source only if nobody changed it since
+it was copied). A store that does not declare it still satisfies
 :class:`FileStore`; :func:`memfs.stores.with_preconditions` wraps it once, when a MemFS is
 built over it, in a process-locked compare-and-write.
 """
@@ -73,6 +75,9 @@ class ConditionalFileStore(FileStore, Protocol):
         create: bool = False,
     ) -> None:
         """Store ``data``; refuse it if the stored bytes changed or (``create``) exist."""
+
+    def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
+        """Delete the file; refuse (PreconditionFailedError) if its bytes changed or it is gone."""
 
 
 def supports_preconditions(store: object) -> bool:
