@@ -8,6 +8,12 @@ what was wrong and what to do instead: an agent reads these.
 from __future__ import annotations
 
 import errno
+import os
+import stat
+
+_RELATIVE_ADVICE = (
+    "Use a path relative to the workspace root, such as 'memory/user-role.md' or 'MEMORY.md'."
+)
 
 
 def _shown(path: str) -> str:
@@ -15,16 +21,12 @@ def _shown(path: str) -> str:
 
 
 class UnsafePathError(PermissionError):
-    """A path that would escape the workspace root or is malformed; nothing was read or written."""
+    """A path that would escape the workspace root, is malformed, or names something memfs does
+    not touch (a symlink, a special file, a reserved name); nothing was read or written."""
 
-    def __init__(self, path: object, why: str) -> None:
+    def __init__(self, path: object, why: str, *, advice: str = _RELATIVE_ADVICE) -> None:
         shown = path if isinstance(path, str) else repr(path)
-        super().__init__(
-            errno.EACCES,
-            f"Refused path {shown!r}: {why}. Use a path relative to the workspace root, "
-            "such as 'memory/user-role.md' or 'MEMORY.md'.",
-            shown,
-        )
+        super().__init__(errno.EACCES, f"Refused path {shown!r}: {why}. {advice}", shown)
 
 
 class ReadOnlyError(PermissionError):
@@ -75,7 +77,15 @@ def not_a_directory(path: str) -> NotADirectoryError:
     )
 
 
-def not_empty(path: str) -> OSError:
+def not_empty(path: str, holding: str | None = None) -> OSError:
+    """``holding``: what keeps it non-empty when a listing cannot show it (a symlink, say)."""
+    if holding:
+        return OSError(
+            errno.ENOTEMPTY,
+            f"Directory {path!r} is not empty: it still holds {holding}, which listings do not "
+            "show and memfs does not remove. Ask whoever manages the workspace to remove it.",
+            path,
+        )
     return OSError(
         errno.ENOTEMPTY,
         f"Directory {path!r} is not empty; delete its files first or remove it recursively.",
@@ -94,6 +104,95 @@ def is_a_file(path: str) -> FileExistsError:
 def root_refused(action: str) -> UnsafePathError:
     """The workspace root itself cannot be removed, deleted or moved."""
     return UnsafePathError("", f"the workspace root cannot be {action}")
+
+
+# -- what a local disk can hold that memfs does not touch ------------------------------------------
+
+_LEAVE_IT = (
+    "Use another path; whoever manages the workspace can replace it with a regular file or "
+    "directory."
+)
+
+
+def is_a_symlink(path: str, link: str | None = None) -> UnsafePathError:
+    """``link`` (``path`` itself or a directory on the way to it) is a symbolic link."""
+    link = path if link is None else link
+    what = "it is a symlink" if link == path else f"{link!r} on the way to it is a symlink"
+    return UnsafePathError(
+        path,
+        f"{what}; memfs never follows, overwrites or removes a link (one can lead outside the "
+        "workspace)",
+        advice=_LEAVE_IT,
+    )
+
+
+def describe_mode(mode: int) -> str:
+    """What kind of file ``st_mode`` says it is, for a message ("a FIFO")."""
+    for test, kind in (
+        (stat.S_ISLNK, "a symlink"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def not_a_regular_file(path: str, mode: int) -> UnsafePathError:
+    """A FIFO, socket or device node: memfs never opens one (it could block or never end)."""
+    return UnsafePathError(
+        path,
+        f"it is {describe_mode(mode)}, not a regular file; memfs reads and writes regular files "
+        "only",
+        advice=_LEAVE_IT,
+    )
+
+
+def hard_linked(path: str, links: int) -> UnsafePathError:
+    """A file with several names may be a file outside the workspace under a second name."""
+    return UnsafePathError(
+        path,
+        f"the file has {links} hard links, so it may be a file outside the workspace under "
+        "another name; memfs reads and writes files with a single link only",
+        advice=_LEAVE_IT,
+    )
+
+
+def reserved_name(path: str, prefix: str) -> UnsafePathError:
+    return UnsafePathError(
+        path,
+        f"names beginning with {prefix!r} are reserved for memfs's own temporary and lock files",
+        advice="Choose another name.",
+    )
+
+
+def workspace_gone() -> FileNotFoundError:
+    """The workspace directory was removed after it was opened (it is never re-created)."""
+    return FileNotFoundError(
+        errno.ENOENT,
+        "The workspace directory no longer exists (it was removed after the workspace was "
+        "opened); nothing was read or written. Open the workspace again once it exists.",
+        "/",
+    )
+
+
+def host_error(err: OSError, path: str, action: str) -> OSError:
+    """``err`` from the host, re-raised naming the workspace path instead of a host path.
+
+    ``OSError(errno, …)`` picks the builtin subclass for the errno (PermissionError for EACCES),
+    so callers catch what they would have caught from the host.
+    """
+    code = err.errno if err.errno is not None else errno.EIO
+    reason = os.strerror(code)
+    advice = ""
+    if code in (errno.EACCES, errno.EPERM):
+        advice = " The workspace's file permissions do not allow it; nothing was changed."
+    elif code in (errno.ENOSPC, errno.EDQUOT):
+        advice = " The old content, if any, is unchanged; free some space and retry."
+    return OSError(code, f"Cannot {action} {_shown(path)!r}: {reason}.{advice}", _shown(path))
 
 
 # -- write conflicts ------------------------------------------------------------------------------
@@ -279,12 +378,19 @@ __all__ = [
     "UpdateConflictError",
     "WriteConflictError",
     "already_exists",
+    "describe_mode",
+    "hard_linked",
+    "host_error",
     "is_a_directory",
     "is_a_file",
+    "is_a_symlink",
     "move_into_itself",
     "not_a_directory",
+    "not_a_regular_file",
     "not_empty",
     "not_found",
     "nothing_to_delete",
+    "reserved_name",
     "root_refused",
+    "workspace_gone",
 ]

@@ -101,11 +101,16 @@ class MemFS(AbstractFileSystem):
     ) -> None:
         super().__init__(**storage_options)
         if store is None:
+            target = None
             if target_protocol is not None:
                 target = fsspec.filesystem(target_protocol, **(target_options or {}))
+            local_fs = fsspec.implementations.local.LocalFileSystem
+            if isinstance(target, local_fs) or (target is None and path is not None):
+                # A read-only mount never creates the directory: reading has no side effects.
+                local = target._strip_protocol(path or "") if target is not None else path
+                store = LocalFileStore(local or "/", create=not read_only)
+            elif target is not None:
                 store = FsspecFileStore(target, root=path or "")
-            elif path is not None:
-                store = LocalFileStore(path)
             else:
                 raise ValueError(
                     "MemFS needs a workspace: pass a FileStore, a local directory as path=, "
@@ -357,7 +362,10 @@ class MemFS(AbstractFileSystem):
         for name in names:
             child = f"{rel}/{name}" if rel else name
             if child in files:
-                size = len(self._read_view(child)) if detail else 0
+                try:
+                    size = len(self._read_view(child)) if detail else 0
+                except (FileNotFoundError, errors.UnsafePathError):
+                    continue  # removed, or swapped for a link, since it was listed: a snapshot
                 out.append(self._entry(child, "file", size))
             else:
                 out.append(self._entry(child, "directory", 0))
@@ -502,16 +510,33 @@ class MemFS(AbstractFileSystem):
             if not self._rel(p):  # refused before anything under it is deleted
                 raise errors.root_refused("deleted")
         try:
-            expanded = self.expand_path(path, recursive=recursive, maxdepth=maxdepth)
+            # Literal: '*', '[' and ']' are legal in a name, so a glob here could delete other
+            # files than the one named. A tree is listed by the store, which never lists a link.
+            expanded = self.expand_path(
+                paths, recursive=recursive, maxdepth=maxdepth, assume_literal=True
+            )
         except FileNotFoundError:  # fsspec's message is just the list of paths
             raise errors.nothing_to_delete([self._rel(p) for p in paths]) from None
-        for p in reversed(expanded):
-            rel = self._rel(p)
-            if self.store.is_dir(rel):
-                self.store.rmdir(rel)
-            elif self.store.exists(rel):
-                self.store.delete(rel)
-            # else: a directory that existed only through files just deleted (object stores)
+        # Every path is classified before anything is deleted, so a named link is refused
+        # with nothing gone; then files, then directories deepest first. A directory that
+        # still holds what no listing shows (a link, say) stops only itself and its parents:
+        # the first such error is raised once everything else is deleted.
+        rels = [self._rel(p) for p in reversed(expanded)]
+        is_dir = {rel: self.store.is_dir(rel) for rel in rels}
+        first: OSError | None = None
+        for rel in [r for r in rels if not is_dir[r]] + [r for r in rels if is_dir[r]]:
+            try:
+                if is_dir[rel]:
+                    self.store.rmdir(rel)
+                elif self.store.exists(rel):
+                    self.store.delete(rel)
+                # else: nothing there (a literal name that does not exist)
+            except FileNotFoundError:
+                continue  # a directory that existed only through its files (object stores)
+            except OSError as e:
+                first = first or e
+        if first is not None:
+            raise first
 
     def mv(
         self,

@@ -2,22 +2,38 @@
 
 A workspace path is relative POSIX text such as ``memory/user-role.md``; ``""`` is the
 workspace root. Anything that could reach outside the root is refused here, before a store
-is touched, so no backend has to get confinement right on its own.
+is touched, so no backend has to get confinement right on its own. So is every name a backend
+would store under another key (object stores read ``?`` and ``#`` as a version or a fragment,
+and XML listings cannot carry control characters), so two workspace paths are never one key,
+and the names reserved for memfs's own temporary and lock files (:data:`RESERVED_PREFIX`).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from urllib.parse import unquote
 
-from memfs.errors import UnsafePathError
+from memfs.errors import UnsafePathError, reserved_name
 
 MAX_SEGMENT_BYTES = 255
 """Longest path segment in UTF-8 bytes: the common limit of local filesystems and S3 tools."""
 
 MAX_PATH_BYTES = 1024
 """Longest workspace path in UTF-8 bytes: the S3 key limit, well under local PATH_MAX."""
+
+RESERVED_PREFIX = ".memfs-tmp-"
+"""Names that begin with this (in any letter case) are memfs's in-flight temp files and lock
+files. No workspace path may contain such a segment, so no agent can write, read, delete or
+list one, whatever the store: a planted lock file could otherwise break mutual exclusion."""
+
+_KEY_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029?#\ud800-\udfff]")
+"""Characters a backend strips or reinterprets in a key, or that cannot be stored at all:
+``?`` starts a query or a version id (s3fs cuts ``?versionId=…`` off a key), ``#`` a fragment
+or a generation (gcsfs), control characters do not survive an S3 XML listing, control
+characters and the Unicode line and paragraph separators would split a line of a file listing
+into two names, and lone surrogates are not text any backend can encode."""
 
 
 def normalize(path: str, *, allow_absolute: bool = False) -> str:
@@ -57,6 +73,13 @@ def _normalize(path: str, allow_absolute: bool) -> str:
             )
         if len(seg.encode("utf-8", "surrogatepass")) > MAX_SEGMENT_BYTES:
             raise UnsafePathError(path, f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
+        if seg[: len(RESERVED_PREFIX)].casefold() == RESERVED_PREFIX:
+            raise reserved_name(path, RESERVED_PREFIX)
+        bad = _KEY_CHARACTERS.search(seg)
+        if bad:
+            raise UnsafePathError(
+                path, _why_character(bad.group()), advice="Name the file without it."
+            )
         why = _disguised_traversal(seg)
         if why:
             raise UnsafePathError(path, why)
@@ -65,6 +88,33 @@ def _normalize(path: str, allow_absolute: bool) -> str:
     if len(rel.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
         raise UnsafePathError(path, f"the path is longer than {MAX_PATH_BYTES} bytes")
     return rel
+
+
+def _why_character(ch: str) -> str:
+    if ch in "?#":
+        return (
+            f"it contains {ch!r}, which object stores and URLs read as the start of a "
+            f"{'query or version id' if ch == '?' else 'fragment or generation'}, so the file "
+            "would be stored under another name"
+        )
+    if 0xD800 <= ord(ch) <= 0xDFFF:
+        return f"it contains U+{ord(ch):04X}, a lone surrogate, which is not valid text"
+    if ch in "\u2028\u2029":
+        return f"it contains U+{ord(ch):04X}, a line break, which would split a file listing"
+    return f"it contains the control character U+{ord(ch):04X}, which names cannot hold"
+
+
+def is_canonical(path: str) -> bool:
+    """Whether ``path`` (a name or a path found in a listing) is a workspace path as it stands.
+
+    A name that :func:`normalize` refuses or changes (reserved, a control character, a '..' in
+    disguise, bytes that are not UTF-8, a '?' another tool stored) cannot be read or written
+    through memfs, so no listing offers it.
+    """
+    try:
+        return normalize(path) == path
+    except UnsafePathError:
+        return False
 
 
 def _disguised_traversal(seg: str) -> str | None:

@@ -115,6 +115,20 @@ HOSTILE: list[Hostile] = [
     Hostile("escape", "confined", "a symlink to the parent", local_category="escape"),
     Hostile("escape/ws/scratch/new.txt", "confined", "out through a symlink and back in"),
     Hostile("dangling.md", "confined", "dangling symlink outside", local_category="escape"),
+    Hostile("memory/inside.md", "confined", "symlink to notes/n.txt", local_category="escape"),
+    Hostile("loop.md", "confined", "a symlink to itself", local_category="escape"),
+    # special files planted inside the root (local disk backends)
+    Hostile("memory/pipe.md", "confined", "a FIFO", local_category="escape"),
+    Hostile("memory/hard.md", "confined", "hard link to an outside file", local_category="escape"),
+    # names reserved for temp and lock files, and names a backend would store as another key
+    Hostile(".memfs-tmp-0123abcd", "escape", "the temp-file prefix"),
+    Hostile("memory/.memfs-tmp-0123abcd.lock", "escape", "a lock file's name"),
+    Hostile("memory/.MEMFS-TMP-x", "escape", "the temp-file prefix in capitals"),
+    # refused wherever a name is taken; a surface that globs (cat) reads '?' as a wildcard
+    Hostile("memory/a.md?versionId=1", "confined", "an S3 version id (s3fs cuts it off)"),
+    Hostile("memory/..?versionId=1", "confined", "'..' behind a version id"),
+    Hostile("memory/a.md#1", "escape", "a fragment"),
+    Hostile("memory/a\nb.md", "escape", "a newline (splits a listing line)"),
 ]
 
 SEEDED = {
@@ -159,6 +173,10 @@ class World:
             os.symlink(tmp_path / "outside" / "secret.txt", self.host_root / "memory" / "evil.md")
             os.symlink(tmp_path, self.host_root / "escape")
             os.symlink(tmp_path / "outside" / "nothing-yet.md", self.host_root / "dangling.md")
+            os.symlink(self.host_root / "notes" / "n.txt", self.host_root / "memory" / "inside.md")
+            os.symlink("loop.md", self.host_root / "loop.md")
+            os.mkfifo(self.host_root / "memory" / "pipe.md")
+            os.link(tmp_path / "outside" / "secret.txt", self.host_root / "memory" / "hard.md")
         self.outside_before = self.outside_snapshot()
 
     def outside_snapshot(self) -> dict[str, bytes]:

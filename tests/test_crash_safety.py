@@ -186,3 +186,26 @@ def test_a_directory_empty_but_for_crash_leftovers_can_be_removed(
     assert fs.ls("memory", detail=False) == []
     fs.rmdir("memory")
     assert not (root / "memory").exists()
+
+
+def test_the_next_write_removes_what_a_killed_writer_left_for_that_file_only(
+    tmp_path: Path,
+) -> None:
+    """A killed writer leaves its lock file and a temp file with a random name; the next write of
+    the same file finds the lock file, so it removes that file's temp files, and no other's."""
+    from memfs.stores.host import lock_name, temp_name
+
+    root = tmp_path / "ws"
+    fs = _mount("local", root)
+    fs.pipe_file("memory/a.md", b"a\n")
+    fs.pipe_file("memory/b.md", b"b\n")
+    mem = root / "memory"
+    left = {lock_name("a.md"), temp_name("a.md"), temp_name("a.md"), temp_name("b.md")}
+    for name in left:
+        (mem / name).write_bytes(b"left by a killed writer")
+    assert len({n for n in left if n != lock_name("a.md")}) == 3  # never the same name twice
+    fs.pipe_file("memory/a.md", b"a2\n")
+    remaining = {n for n in os.listdir(mem) if n.startswith(TEMP_PREFIX)}
+    assert remaining == {n for n in left if n.startswith(temp_name("b.md")[:-16])}
+    assert fs.raw.cat_file("memory/a.md") == b"a2\n"
+    assert fs.find("") == ["memory/a.md", "memory/b.md"]

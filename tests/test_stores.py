@@ -170,11 +170,17 @@ def test_local_symlink_out_of_root_refused(tmp_path) -> None:
     assert (outside / "secret").read_text() == "s3cret"
 
 
-def test_local_symlink_inside_root_allowed(tmp_path) -> None:
+def test_local_symlink_inside_root_refused(tmp_path) -> None:
+    """A link is refused wherever it points: a check of its target would race a swap."""
     store = LocalFileStore(tmp_path / "ws")
     store.write("memory/a.md", b"1")
     os.symlink(tmp_path / "ws" / "memory", tmp_path / "ws" / "alias")
-    assert store.read("alias/a.md") == b"1"
+    with pytest.raises(UnsafePathError, match="'alias' on the way to it is a symlink"):
+        store.read("alias/a.md")
+    with pytest.raises(UnsafePathError, match="is a symlink"):
+        store.write("alias/b.md", b"2")
+    assert store.ls("") == ["memory/a.md"]
+    assert store.read("memory/a.md") == b"1"
 
 
 def test_local_write_is_atomic_rename(tmp_path, monkeypatch) -> None:
@@ -182,7 +188,7 @@ def test_local_write_is_atomic_rename(tmp_path, monkeypatch) -> None:
     store = LocalFileStore(tmp_path / "ws")
     store.write("memory/a.md", b"old content")
 
-    def boom(src: str, dst: str) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
         raise OSError(errno.EIO, "disk gone")
 
     monkeypatch.setattr(os, "replace", boom)

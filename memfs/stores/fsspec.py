@@ -16,7 +16,7 @@ import fsspec
 from fsspec.implementations.local import LocalFileSystem
 
 from memfs import errors
-from memfs.paths import normalize
+from memfs.paths import is_canonical, normalize
 from memfs.stores.host import TEMP_PREFIX
 from memfs.stores.local import LocalFileStore
 
@@ -68,7 +68,15 @@ class FsspecFileStore:
         rel = normalize(path)
         if not rel:
             return rel, self.root
-        return rel, f"{self.root}/{rel}" if self.root else rel
+        full = f"{self.root}/{rel}" if self.root else rel
+        if self._rel(full) != rel:  # e.g. a leading 's3::' that s3fs strips
+            raise errors.UnsafePathError(
+                path,
+                "this storage backend would read it as another name (it strips or reinterprets "
+                "part of it)",
+                advice="Name the file differently.",
+            )
+        return rel, full
 
     def _rel(self, full: str) -> str:
         full = self.fs._strip_protocol(full).rstrip("/")
@@ -118,7 +126,9 @@ class FsspecFileStore:
         out = []
         for p in found:
             rel = self._rel(p)
-            if rel and not rel.rsplit("/", 1)[-1].startswith(TEMP_PREFIX):
+            # a key another tool stored under a name memfs refuses ('?', '#', a control
+            # character, the reserved prefix) cannot be read through memfs: not listed
+            if rel and is_canonical(rel):
                 out.append(rel)
         return sorted(out)
 
@@ -168,4 +178,4 @@ class FsspecFileStore:
         except FileNotFoundError:
             return []
         names = {self._rel(p).rsplit("/", 1)[-1] for p in entries}
-        return sorted(n for n in names if n and not n.startswith(TEMP_PREFIX))
+        return sorted(n for n in names if n and is_canonical(n))

@@ -1,26 +1,59 @@
-"""Host-file I/O for stores on a local disk: per-path locks and atomic replacement.
+"""Host-file I/O for stores on a local disk, always relative to an open directory.
 
-Every write and delete of a path holds an exclusive ``flock`` on a lock file beside it
-(:func:`host_path_lock`), across threads and processes, so a conditional write's compare and
-replace are one step for every process sharing the directory; the write itself is temp file +
-fsync + rename (:func:`write_file_atomic`), so readers never need the lock.
+Every function takes the descriptor of a directory the caller already opened (walking from the
+workspace root one component at a time with ``O_NOFOLLOW``, see
+:class:`~memfs.stores.local.LocalFileStore`) and one name inside it. Nothing here looks a path
+up from the root, so a symlink swapped in after a check cannot redirect a read, a write, a
+rename or an unlink.
+
+* :func:`path_lock` — an exclusive ``flock`` per target, across threads and processes, so a
+  conditional write's compare and replace are one step for every process sharing the directory.
+* :func:`replace_file` — temp file beside the target, fsync, rename over it, fsync the
+  directory; readers never need the lock.
+* :func:`open_regular` — open a file for reading only if it is a regular file with one link.
+
+Temp and lock files live under :data:`~memfs.paths.RESERVED_PREFIX`, a name no workspace path
+may use, so no agent can write, read, delete or list one. A temp file's name ends in a random
+token and is created ``O_CREAT | O_EXCL | O_NOFOLLOW``: nothing planted at a guessed name is
+ever opened. A lock file's name must be the same in every process, so it is derived from the
+target's name; it is opened ``O_NOFOLLOW`` and anything but a regular file there is removed,
+never followed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
-import threading
+import secrets
+import stat
 from collections.abc import Iterator
+
+from memfs import errors
+from memfs.paths import RESERVED_PREFIX
 
 try:
     import fcntl
-except ImportError:  # pragma: no cover - Windows: no flock
+except ImportError:  # pragma: no cover - Windows: LocalFileStore refuses to start there
     fcntl = None  # type: ignore[assignment]
 
-TEMP_PREFIX = ".memfs-tmp-"
+TEMP_PREFIX = RESERVED_PREFIX
 """Name prefix of in-flight atomic writes and of lock files; listings never show these."""
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+"""Open a directory, and nothing else: a symlink fails (ENOTDIR or ELOOP), never followed."""
+_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC
+_LOCK_FLAGS = os.O_RDWR | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC
+
+
+def platform_supported() -> bool:
+    """Whether this host can open files relative to a directory without following links."""
+    return bool(_NOFOLLOW) and os.open in os.supports_dir_fd and fcntl is not None
 
 
 def _suffix(name: str) -> str:
@@ -28,104 +61,205 @@ def _suffix(name: str) -> str:
     return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
-def temp_path_for(target: str) -> str:
-    """The one in-flight temp file for ``target`` (used only while its lock is held)."""
-    head, name = os.path.split(target)
-    return os.path.join(head, f"{TEMP_PREFIX}{_suffix(name)}")
+def lock_name(name: str) -> str:
+    """The lock file of the entry ``name``, in the same directory."""
+    return f"{TEMP_PREFIX}{_suffix(name)}.lock"
+
+
+def _temp_stem(name: str) -> str:
+    return f"{TEMP_PREFIX}{_suffix(name)}-"
+
+
+def temp_name(name: str) -> str:
+    """A fresh, unguessable temp name for a write of the entry ``name``."""
+    return _temp_stem(name) + secrets.token_hex(8)
 
 
 def lock_path_for(target: str) -> str:
+    """The host path of the lock file for the host file ``target``."""
     head, name = os.path.split(target)
-    return os.path.join(head, f"{TEMP_PREFIX}{_suffix(name)}.lock")
+    return os.path.join(head, lock_name(name))
 
 
-_THREAD_LOCKS: dict[str, threading.Lock] = {}
-_THREAD_LOCKS_GUARD = threading.Lock()
+def listable(st: os.stat_result) -> bool:
+    """Whether a listing shows a file with this ``lstat``: regular, with a single link."""
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+
+
+def refuse_unless_regular(st: os.stat_result, rel: str) -> None:
+    """Raise the refusal for anything at ``rel`` but a regular file with one link."""
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        # 0 is a descriptor whose file a concurrent write has just replaced: the old version
+        if st.st_nlink > 1:
+            raise errors.hard_linked(rel, st.st_nlink)
+        return
+    if stat.S_ISDIR(mode):
+        raise errors.is_a_directory(rel)
+    if stat.S_ISLNK(mode):
+        raise errors.is_a_symlink(rel)
+    raise errors.not_a_regular_file(rel, mode)
+
+
+def lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
+    """``lstat`` of ``name`` in ``dir_fd``, or None when there is no such entry."""
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, int] | None:
+    """A read descriptor of ``name`` in ``dir_fd`` (workspace path ``rel``) and the file's size;
+    None if absent.
+
+    The entry is checked before it is opened, so a FIFO, socket or device is never opened (an
+    open could block or have side effects); the descriptor is checked again, because the entry
+    may have been replaced in between.
+    """
+    st = lstat_at(dir_fd, name)
+    if st is None:
+        return None
+    refuse_unless_regular(st, rel)
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.EMLINK):  # swapped for a link since the lstat
+            raise errors.is_a_symlink(rel) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        refuse_unless_regular(st, rel)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st.st_size
+
+
+def read_all(fd: int, size: int) -> bytes:
+    """Every byte of the open regular file ``fd``, expected to be ``size`` bytes long."""
+    want = max(size, 0) + 1
+    first = os.read(fd, want)
+    if len(first) < want:  # a short read of a regular file is its end
+        return first
+    parts = [first]  # it grew since the fstat: read on to the end
+    while chunk := os.read(fd, 1 << 20):
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def read_regular(dir_fd: int, name: str, rel: str) -> bytes | None:
+    """The bytes of ``name`` in ``dir_fd`` if it is a regular file with one link; None if absent."""
+    opened = open_regular(dir_fd, name, rel)
+    if opened is None:
+        return None
+    fd, size = opened
+    try:
+        return read_all(fd, size)
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager
-def host_path_lock(target: str) -> Iterator[None]:
-    """Hold an exclusive lock on the host file ``target`` across threads and processes.
+def path_lock(dir_fd: int, name: str) -> Iterator[None]:
+    """Hold an exclusive lock on the entry ``name`` of ``dir_fd`` across threads and processes.
 
-    The lock is ``flock`` on ``<dir>/.memfs-tmp-<hash>.lock``; the lock file is removed on
-    release so none accumulate. Removing a flock file is racy unless a waiter checks, once it has
-    the lock, that the file it locked is still the one at the path — it does, and starts over if
-    not. A process killed while holding the lock loses it with its file descriptors; the stale
-    file it leaves is locked, reused and removed by the next writer. Without ``fcntl``
-    (Windows) the lock is only process-wide.
+    The lock is ``flock`` on ``lock_name(name)`` beside it, removed on release so none
+    accumulate. Removing a flock file is racy unless a waiter checks, once it has the lock, that
+    the file it locked is still the one at the name — it does, and starts over if not. A process
+    killed while holding the lock loses it with its descriptors; the lock file it leaves tells
+    the next holder to remove the temp files the killed writer may have left for this target.
     """
-    if fcntl is None:  # pragma: no cover
-        with _THREAD_LOCKS_GUARD:
-            lock = _THREAD_LOCKS.setdefault(target, threading.Lock())
-        with lock:
-            yield
-        return
-    lock_path = lock_path_for(target)
+    assert fcntl is not None
+    lock = lock_name(name)
+    found = False
+    planted = 0
     while True:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            held = os.fstat(fd)
+            fd = os.open(lock, _LOCK_FLAGS | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=dir_fd)
+        except FileExistsError:
+            found = True
             try:
-                now = os.stat(lock_path)
+                fd = os.open(lock, _LOCK_FLAGS, dir_fd=dir_fd)
             except FileNotFoundError:
-                now = None
+                continue  # released between the two opens
+            except OSError as e:
+                if e.errno not in (errno.ELOOP, errno.EMLINK) or planted > 2:
+                    raise
+                planted += 1  # a symlink where the lock file goes: remove it, never follow it
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(lock, dir_fd=dir_fd)
+                continue
+        try:
+            held = os.fstat(fd)
+            if not stat.S_ISREG(held.st_mode):  # a FIFO or socket planted at the lock's name
+                if planted > 2:
+                    raise errors.not_a_regular_file(lock, held.st_mode)
+                planted += 1
+                os.close(fd)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(lock, dir_fd=dir_fd)
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            now = lstat_at(dir_fd, lock)
         except BaseException:
-            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.close(fd)
             raise
         if now is not None and (now.st_ino, now.st_dev) == (held.st_ino, held.st_dev):
             break
         os.close(fd)  # the holder before us removed this file; lock the new one
     try:
+        if found:
+            sweep_temps(dir_fd, name)
         yield
     finally:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(lock_path)
+            os.unlink(lock, dir_fd=dir_fd)
         os.close(fd)
 
 
-def write_file_atomic(target: str, data: bytes) -> None:
-    """Replace the host file ``target`` with ``data``: temp file beside it, fsync, rename.
+def sweep_temps(dir_fd: int, name: str) -> None:
+    """Remove the temp files of writes of ``name`` (call with its lock held: all are stale)."""
+    stem = _temp_stem(name)
+    with os.scandir(dir_fd) as entries:
+        stale = [e.name for e in entries if e.name.startswith(stem)]
+    for tmp in stale:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=dir_fd)
 
-    Call with :func:`host_path_lock` held for ``target``: the temp name is fixed per target, so
-    a writer killed mid-write leaves at most one temp file, which the next write reuses. The
-    data and the directory are fsynced, so the write survives power loss, not only a crash.
+
+def replace_file(dir_fd: int, name: str, data: bytes, mode: int) -> None:
+    """Replace ``name`` in ``dir_fd`` with ``data``: temp file beside it, fsync, rename.
+
+    Call with :func:`path_lock` held for ``name``. The temp file is created exclusively, never
+    through a link, with exactly ``mode`` whatever the umask. The data and the directory are
+    fsynced, so the write survives power loss, not only a crash.
     """
-    tmp = temp_path_for(target)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o644)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    for attempt in range(3):
+        tmp = temp_name(name)
+        try:
+            fd = os.open(tmp, flags, mode, dir_fd=dir_fd)
+            break
+        except FileExistsError:  # something planted at a name we drew: never open it, draw again
+            if attempt == 2:
+                raise
     try:
         try:
+            os.fchmod(fd, mode)  # the umask does not decide who may read memory
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, target)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:  # a full disk, say: the target keeps its old bytes, no temp stays
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
         raise
-    fsync_dir(os.path.dirname(target))
-
-
-def fsync_dir(dirpath: str) -> None:
-    try:
-        fd = os.open(dirpath, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def read_host_file(target: str) -> bytes | None:
-    """The bytes of the host file ``target``, or None when there is none."""
-    try:
-        with open(target, "rb") as f:
-            return f.read()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
+    with contextlib.suppress(OSError):
+        os.fsync(dir_fd)

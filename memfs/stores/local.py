@@ -1,79 +1,191 @@
-"""A workspace in a local directory: atomic writes, every path confined to the root."""
+"""A workspace in a local directory, walked one directory descriptor at a time.
+
+Every operation opens the root, then each directory on the way with ``O_DIRECTORY |
+O_NOFOLLOW`` relative to the one before, and acts on the last name relative to that
+descriptor: reads, writes, listings, renames and unlinks never look a path up by name after it
+was checked, so a symlink swapped in by a concurrent process cannot redirect them. What memfs
+acts on is regular files with one link, and directories; anything else met on the way — a
+symlink (to anywhere), a FIFO, a socket, a device node, a file with a second hard link (it may
+be an outside file) — is refused by every operation with an error that names it, and skipped
+by listings, which read entry types without opening anything and never descend a link.
+Errors name workspace paths only, never the host root.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import os
-import shutil
 import stat
+from collections.abc import Iterator
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256
-from memfs.paths import normalize, parent
-from memfs.stores.host import TEMP_PREFIX, host_path_lock, read_host_file, write_file_atomic
+from memfs.paths import MAX_PATH_BYTES, is_canonical, normalize
+from memfs.stores.host import (
+    DIR_FLAGS,
+    TEMP_PREFIX,
+    listable,
+    lstat_at,
+    path_lock,
+    platform_supported,
+    read_regular,
+    refuse_unless_regular,
+    replace_file,
+)
 
-_OUTSIDE = "it resolves through a symlink to outside the workspace"
+DEFAULT_FILE_MODE = 0o600
+DEFAULT_DIR_MODE = 0o700
 
 
 class LocalFileStore:
     """A workspace in a local directory: atomic writes, every path confined to ``root``.
 
-    Every write and delete holds a per-path ``flock`` (:func:`memfs.stores.host.host_path_lock`),
+    Every write and delete holds a per-path ``flock`` (:func:`memfs.stores.host.path_lock`),
     so a conditional write's compare and replace are one step for every process sharing the
-    directory; data goes to a temp file that is fsynced and renamed over the target.
-    ``create=False`` refuses a root that does not exist instead of creating it.
+    directory; data goes to a temp file that is fsynced and renamed over the target. Files are
+    created with ``file_mode`` and directories with ``dir_mode`` exactly, whatever the umask
+    (owner-only by default, as memory can hold what a user said in confidence). ``create=False``
+    refuses a root that does not exist instead of creating it; the root is only ever created
+    here, so a root removed while the store is open stays removed.
     """
 
     conditional_writes = True
 
-    def __init__(self, root: str | os.PathLike[str], *, create: bool = True) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        file_mode: int = DEFAULT_FILE_MODE,
+        dir_mode: int = DEFAULT_DIR_MODE,
+    ) -> None:
+        if not platform_supported():  # pragma: no cover - Windows
+            raise RuntimeError(
+                "LocalFileStore needs O_NOFOLLOW, dir_fd and flock (a POSIX host); use another "
+                "FileStore on this platform."
+            )
+        self.file_mode = file_mode
+        self.dir_mode = dir_mode
+        host = os.path.abspath(os.fspath(root))
         if create:
-            os.makedirs(root, exist_ok=True)
-        elif not os.path.isdir(root):
+            _make_root(host, dir_mode)
+        elif not os.path.isdir(host):
             raise FileNotFoundError(
                 errno.ENOENT,
                 f"No workspace directory at {os.fspath(root)!r}; pass an existing directory, "
                 "or create it first.",
                 os.fspath(root),
             )
-        self.root = os.path.realpath(root)
+        self.root = os.path.realpath(host)
 
     def __repr__(self) -> str:
         return f"LocalFileStore({self.root!r})"
 
-    def _full(self, path: str) -> tuple[str, str]:
-        """Normalised workspace path and its host path; refuses symlinks that leave the root."""
-        rel = normalize(path)
-        full = os.path.join(self.root, *rel.split("/")) if rel else self.root
-        if not self._inside(full):
-            raise errors.UnsafePathError(path, _OUTSIDE)
-        return rel, full
+    # -- walking -----------------------------------------------------------------------------
 
-    def _inside(self, host: str) -> bool:
-        """Whether ``host`` resolves, through any symlinks, to the root or below it."""
-        # The root is already real, so below it only a symlink can lead out: lstat the few
-        # components under the root and resolve the whole path only when one is a link
-        # (os.path.realpath lstats every component from "/").
-        prefix = self.root + os.sep
-        if host == self.root:
-            return True
-        if host.startswith(prefix):
-            cur = self.root
-            for seg in host[len(prefix) :].split(os.sep):
-                if seg in ("", ".", ".."):
-                    break
-                cur = cur + os.sep + seg
+    def _root_fd(self) -> int:
+        try:
+            return os.open(self.root, DIR_FLAGS)
+        except (FileNotFoundError, NotADirectoryError):
+            raise errors.workspace_gone() from None
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.EMLINK):  # the root was replaced by a link
+                raise errors.workspace_gone() from None
+            raise errors.host_error(e, "", "open") from None
+
+    def _child_dir(self, fd: int, seg: str, walked: str, rel: str, create: bool) -> int | None:
+        """The directory ``seg`` of ``fd`` opened without following a link, or None."""
+        made = False
+        for _ in range(8):  # a concurrent process may remove and re-create it in between
+            try:
+                child = os.open(seg, DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    return None
                 try:
-                    mode = os.lstat(cur).st_mode
-                except OSError:
-                    return True  # missing: nothing below it can resolve anywhere else
-                if stat.S_ISLNK(mode):
-                    break
+                    os.mkdir(seg, self.dir_mode, dir_fd=fd)
+                    made = True
+                except FileExistsError:
+                    pass  # made concurrently; open what is there now
+                continue
+            except OSError as e:
+                if e.errno not in (errno.ENOTDIR, errno.ELOOP, errno.EMLINK):
+                    raise
+                st = lstat_at(fd, seg)
+                if st is None:
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    raise errors.is_a_symlink(rel, walked) from None
+                if create:
+                    raise errors.not_a_directory(walked) from None
+                return None
+            if made:
+                with contextlib.suppress(OSError):
+                    os.fchmod(child, self.dir_mode)  # mkdir's mode passed through the umask
+            return child
+        raise errors.host_error(OSError(errno.EAGAIN, "changing"), walked, "open directory")
+
+    def _open_dir(self, rel_dir: str, rel: str, *, create: bool = False) -> int | None:
+        """The directory ``rel_dir`` walked from the root, or None when part of it is missing
+        (or is a file) and ``create`` is off; ``create`` makes what is missing."""
+        fd = self._root_fd()
+        walked = ""
+        try:
+            for seg in rel_dir.split("/") if rel_dir else ():
+                walked = f"{walked}/{seg}" if walked else seg
+                child = self._child_dir(fd, seg, walked, rel, create)
+                os.close(fd)
+                fd = -1
+                if child is None:
+                    return None
+                fd = child
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            raise
+        return fd
+
+    def _at(self, rel: str, action: str, *, create: bool = False) -> _At:
+        """``with self._at(rel, action) as at``: ``at`` is ``(descriptor of the parent
+        directory, name)`` of ``rel``, or None if the parent is missing; host errors inside
+        are raised again naming ``rel``."""
+        return _At(self, rel, action, create)
+
+    @contextlib.contextmanager
+    def _dir(self, rel: str, action: str) -> Iterator[int]:
+        """Descriptor of the directory ``rel`` itself: missing, a file or a link is refused."""
+        with _naming(rel, action):
+            if not rel:
+                fd = self._root_fd()
             else:
-                return True
-        real = os.path.realpath(host)
-        return real == self.root or real.startswith(prefix)
+                with self._at(rel, action) as at:
+                    if at is None:
+                        raise errors.not_found(rel)
+                    pfd, name = at
+                    fd = self._leaf_dir(pfd, name, rel)
+            try:
+                yield fd
+            finally:
+                os.close(fd)
+
+    def _leaf_dir(self, pfd: int, name: str, rel: str) -> int:
+        st = lstat_at(pfd, name)
+        if st is None:
+            raise errors.not_found(rel)
+        if not stat.S_ISDIR(st.st_mode):
+            refuse_unless_regular(st, rel)  # a link or a special file is named as such
+            raise errors.not_a_directory(rel)
+        try:
+            return os.open(name, DIR_FLAGS, dir_fd=pfd)
+        except FileNotFoundError:
+            raise errors.not_found(rel) from None
+        except OSError as e:
+            if e.errno in (errno.ENOTDIR, errno.ELOOP, errno.EMLINK):  # swapped since the lstat
+                raise errors.is_a_symlink(rel) from None
+            raise
+
+    # -- the protocol --------------------------------------------------------------------------
 
     def write(
         self,
@@ -83,141 +195,322 @@ class LocalFileStore:
         expected_sha256: str | None = None,
         create: bool = False,
     ) -> None:
-        rel, full = self._full(path)
-        if not rel or os.path.isdir(full):
+        rel = normalize(path)
+        if not rel:
             raise errors.is_a_directory(rel)
         expected = None if expected_sha256 is None else check_sha256(expected_sha256)
         data = bytes(data)
-        self._make_parents(rel)
-        with host_path_lock(full):
-            if (expected is not None or create) and check_precondition(
-                rel, read_host_file(full), data, expected_sha256=expected, create=create
-            ):
-                return
-            write_file_atomic(full, data)
+        with self._at(rel, "write", create=True) as at:
+            assert at is not None
+            fd, name = at
+            with path_lock(fd, name):
+                st = lstat_at(fd, name)
+                if st is not None:
+                    refuse_unless_regular(st, rel)
+                if expected is not None or create:
+                    current = read_regular(fd, name, rel) if st is not None else None
+                    if check_precondition(
+                        rel, current, data, expected_sha256=expected, create=create
+                    ):
+                        return
+                replace_file(fd, name, data, self.file_mode)
 
     def write_from_path(self, path: str, local_path: str) -> None:
         with open(local_path, "rb") as f:
             self.write(path, f.read())
 
     def read(self, path: str) -> bytes:
-        rel, full = self._full(path)
-        try:
-            with open(full, "rb") as f:
-                return f.read()
-        except IsADirectoryError:
-            raise errors.is_a_directory(rel) from None
-        except (FileNotFoundError, NotADirectoryError):
-            raise errors.not_found(rel) from None
-        except PermissionError:
-            if os.path.isdir(full):  # Windows reports a directory as access denied
-                raise errors.is_a_directory(rel) from None
-            raise
+        rel = normalize(path)
+        if not rel:
+            raise errors.is_a_directory(rel)
+        with self._at(rel, "read") as at:
+            data = None if at is None else read_regular(*at, rel)
+        if data is None:
+            raise errors.not_found(rel)
+        return data
 
     def read_to_file(self, path: str, local_path: str) -> None:
-        rel, full = self._full(path)
-        if os.path.isdir(full):
+        rel = normalize(path)
+        if not rel:
             raise errors.is_a_directory(rel)
-        if not os.path.isfile(full):
-            raise errors.not_found(rel)
-        shutil.copyfile(full, local_path)
+        data = self.read(rel)
+        with open(local_path, "wb") as dst:  # the caller's own file, outside the workspace
+            dst.write(data)
 
     def ls(self, path: str = "") -> list[str]:
-        rel, full = self._full(path)
-        if os.path.isfile(full):
-            return [rel]
+        rel = normalize(path)
+        if rel:
+            with self._at(rel, "list") as at:
+                if at is None:
+                    return []
+                st = lstat_at(*at)
+                if st is None:
+                    return []
+                if not stat.S_ISDIR(st.st_mode):
+                    refuse_unless_regular(st, rel)
+                    return [rel]
         out: list[str] = []
-        for dirpath, dirnames, filenames in os.walk(full):
-            dirnames.sort()
-            base = os.path.relpath(dirpath, self.root)
-            base = "" if base == "." else base.replace(os.sep, "/")
-            for name in sorted(filenames):
-                # a symlink out of the root is not part of the workspace: reads refuse it
-                if not name.startswith(TEMP_PREFIX) and self._inside(os.path.join(dirpath, name)):
-                    out.append(f"{base}/{name}" if base else name)
-        return out
+        with self._dir(rel, "list") as fd, _naming(rel, "list"):
+            _scan(fd, rel, out)
+        return sorted(out)
 
     def exists(self, path: str) -> bool:
-        _, full = self._full(path)
-        return os.path.lexists(full) and not os.path.basename(full).startswith(TEMP_PREFIX)
+        rel = normalize(path)
+        if not rel:
+            with contextlib.suppress(FileNotFoundError):
+                os.close(self._root_fd())
+                return True
+            return False
+        with self._at(rel, "look up") as at:
+            st = None if at is None else lstat_at(*at)
+        if st is None:
+            return False
+        if not stat.S_ISDIR(st.st_mode):
+            refuse_unless_regular(st, rel)
+        return True
 
     def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
         """Delete the file; with ``expected_sha256`` only if its bytes still hash to it (the
         compare and the unlink hold the path's lock, as a conditional write does)."""
-        rel, full = self._full(path)
-        if os.path.isdir(full):
+        rel = normalize(path)
+        if not rel:
             raise errors.is_a_directory(rel)
         expected = None if expected_sha256 is None else check_sha256(expected_sha256)
-        try:
-            with host_path_lock(full):
+        with self._at(rel, "delete") as at:
+            if at is None:
+                check_delete(rel, None, expected)
+                raise errors.not_found(rel)
+            fd, name = at
+            with path_lock(fd, name):
+                st = lstat_at(fd, name)
+                if st is not None:
+                    refuse_unless_regular(st, rel)
                 if expected is not None:
-                    check_delete(rel, read_host_file(full), expected)
-                os.unlink(full)
-        except (FileNotFoundError, NotADirectoryError):
-            raise errors.not_found(rel) from None
+                    check_delete(rel, None if st is None else read_regular(fd, name, rel), expected)
+                if st is None:
+                    raise errors.not_found(rel)
+                try:
+                    os.unlink(name, dir_fd=fd)  # unlink never follows a link
+                except FileNotFoundError:
+                    raise errors.not_found(rel) from None
 
     def mkdir(self, path: str) -> None:
-        rel, full = self._full(path)
-        if os.path.isfile(full):
-            raise errors.is_a_file(rel)
-        self._make_parents(rel + "/x" if rel else "x")
+        rel = normalize(path)
+        if not rel:
+            return
+        with self._at(rel, "create directory", create=True) as at:
+            assert at is not None
+            fd, name = at
+            st = lstat_at(fd, name)
+            if st is not None and not stat.S_ISDIR(st.st_mode):
+                refuse_unless_regular(st, rel)  # a link or a special file is named as such
+                raise errors.is_a_file(rel)
+            child = self._child_dir(fd, name, rel, rel, True)
+            if child is not None:
+                os.close(child)
 
     def rmdir(self, path: str) -> None:
-        rel, full = self._full(path)
+        rel = normalize(path)
         if not rel:
             raise errors.root_refused("removed")
-        if not os.path.exists(full):
-            raise errors.not_found(rel)
-        if not os.path.isdir(full):
-            raise errors.not_a_directory(rel)
-        try:
-            os.rmdir(full)
-        except OSError as e:
-            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise
-            # Empty as listed but for what a killed writer left (temp or lock files): sweep them.
-            left = os.listdir(full)
-            if not left or not all(n.startswith(TEMP_PREFIX) for n in left):
-                raise errors.not_empty(rel) from None
-            for name in left:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(os.path.join(full, name))
+        with self._at(rel, "remove directory") as at:
+            if at is None:
+                raise errors.not_found(rel)
+            fd, name = at
+            st = lstat_at(fd, name)
+            if st is None:
+                raise errors.not_found(rel)
+            if not stat.S_ISDIR(st.st_mode):
+                refuse_unless_regular(st, rel)  # a link or a special file is named as such
+                raise errors.not_a_directory(rel)
             try:
-                os.rmdir(full)
-            except OSError:
-                raise errors.not_empty(rel) from None
+                os.rmdir(name, dir_fd=fd)
+                return
+            except OSError as e:
+                if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+            # Empty as listed but for what a killed writer left (temp or lock files): sweep
+            # them. Anything else a listing does not show is named in the refusal.
+            child = self._leaf_dir(fd, name, rel)
+            try:
+                _sweep_or_refuse(child, rel)
+            finally:
+                os.close(child)
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except OSError as e:
+                if e.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise errors.not_empty(rel) from None
+                raise
 
     def is_dir(self, path: str) -> bool:
-        _, full = self._full(path)
-        return os.path.isdir(full)
+        rel = normalize(path)
+        if not rel:
+            return True
+        with self._at(rel, "look up") as at:
+            st = None if at is None else lstat_at(*at)
+        if st is None:
+            return False
+        if stat.S_ISDIR(st.st_mode):
+            return True
+        refuse_unless_regular(st, rel)
+        return False
 
     def listdir(self, path: str = "") -> list[str]:
-        rel, full = self._full(path)
-        if not os.path.exists(full):
-            raise errors.not_found(rel)
-        if not os.path.isdir(full):
-            raise errors.not_a_directory(rel)
-        return sorted(
-            n
-            for n in os.listdir(full)
-            if not n.startswith(TEMP_PREFIX) and self._inside(os.path.join(full, n))
+        rel = normalize(path)
+        names: list[str] = []
+        with self._dir(rel, "list") as fd, _naming(rel, "list"), os.scandir(fd) as entries:
+            for entry in entries:
+                kind = _kind(entry)
+                if kind is not None and is_canonical(entry.name):
+                    names.append(entry.name)
+        return sorted(names)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+class _At:
+    """The parent directory of a workspace path, open for one operation (see ``_at``)."""
+
+    __slots__ = ("action", "create", "fd", "rel", "store")
+
+    def __init__(self, store: LocalFileStore, rel: str, action: str, create: bool) -> None:
+        self.store, self.rel, self.action, self.create = store, rel, action, create
+        self.fd: int | None = None
+
+    def __enter__(self) -> tuple[int, str] | None:
+        head, _, name = self.rel.rpartition("/")
+        try:
+            self.fd = self.store._open_dir(head, self.rel, create=self.create)
+        except OSError as e:
+            raise _named(e, self.rel, self.action) from None
+        return None if self.fd is None else (self.fd, name)
+
+    def __exit__(self, kind: object, err: BaseException | None, tb: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if isinstance(err, OSError):
+            named = _named(err, self.rel, self.action)
+            if named is not err:
+                raise named from None
+
+
+def _named(err: OSError, rel: str, action: str) -> OSError:
+    """``err``, or the same failure naming the workspace path ``rel`` if it named a host path."""
+    return err if _is_workspace_named(err, rel) else errors.host_error(err, rel, action)
+
+
+def _make_root(host: str, mode: int) -> None:
+    """Create ``host`` and its missing ancestors, each with exactly ``mode``."""
+    missing = []
+    cur = host
+    while not os.path.lexists(cur):
+        missing.append(cur)
+        up = os.path.dirname(cur)
+        if up == cur:
+            break
+        cur = up
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, mode)
+        except FileExistsError:
+            continue
+        os.chmod(d, mode)
+    if not os.path.isdir(host):
+        raise NotADirectoryError(
+            errno.ENOTDIR, f"{host!r} is not a directory; a workspace needs one.", host
         )
 
-    def _make_parents(self, rel: str) -> None:
-        cur = self.root
-        for seg in parent(rel).split("/") if parent(rel) else []:
-            cur = os.path.join(cur, seg)
-            if os.path.islink(cur) or os.path.exists(cur):
-                real = os.path.realpath(cur)
-                if real != self.root and not real.startswith(self.root + os.sep):
-                    raise errors.UnsafePathError(rel, _OUTSIDE)
-                if not os.path.isdir(cur):
-                    raise errors.not_a_directory(
-                        os.path.relpath(cur, self.root).replace(os.sep, "/")
-                    )
+
+def _kind(entry: os.DirEntry[str]) -> str | None:
+    """``"dir"`` or ``"file"`` for what a listing shows, None for the rest; opens nothing."""
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        if listable(entry.stat(follow_symlinks=False)):
+            return "file"
+    except FileNotFoundError:  # a listing is a snapshot, not a lock
+        pass
+    return None
+
+
+def _scan(fd: int, base: str, out: list[str]) -> None:
+    """Every listable file below the directory ``fd`` (workspace path ``base``) into ``out``.
+
+    Never descends a link (each directory is opened ``O_NOFOLLOW`` relative to its parent), so
+    a link loop cannot make it loop, and at most one descriptor per level is open.
+    """
+    subdirs: list[tuple[str, str]] = []
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            name = entry.name
+            if not is_canonical(name):
                 continue
-            try:
-                os.mkdir(cur)
-            except FileExistsError:
-                if not os.path.isdir(cur):
-                    raise
+            rel = f"{base}/{name}" if base else name
+            if len(rel.encode("utf-8")) > MAX_PATH_BYTES:
+                continue  # no workspace path can name it
+            kind = _kind(entry)
+            if kind == "dir":
+                subdirs.append((name, rel))
+            elif kind == "file":
+                out.append(rel)
+    for name, rel in subdirs:
+        try:
+            child = os.open(name, DIR_FLAGS, dir_fd=fd)
+        except OSError as e:
+            if e.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EMLINK):
+                continue  # removed or swapped for a link since it was listed
+            raise
+        try:
+            _scan(child, rel, out)
+        finally:
+            os.close(child)
+
+
+def _sweep_or_refuse(fd: int, rel: str) -> None:
+    """Remove the leftovers of killed writers from the directory ``fd``, if that is all it holds;
+    otherwise raise the not-empty error, naming an entry a listing would not show."""
+    with os.scandir(fd) as entries:
+        found = [(e.name, _kind(e) is not None and is_canonical(e.name), e) for e in entries]
+    if any(shown for _, shown, _ in found):
+        raise errors.not_empty(rel)
+    for name, _, entry in found:
+        if name.startswith(TEMP_PREFIX):
+            continue
+        if not is_canonical(name):
+            raise errors.not_empty(rel, f"an entry whose name memfs cannot use ({name!r})")
+        try:
+            st = entry.stat(follow_symlinks=False)
+            what = errors.describe_mode(st.st_mode)
+            if stat.S_ISREG(st.st_mode):
+                what = f"a file with {st.st_nlink} hard links"
+        except OSError:
+            what = "an entry"
+        raise errors.not_empty(rel, f"{rel + '/' + name!r} ({what})")
+    for name, _, _ in found:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=fd)
+
+
+def _is_workspace_named(err: OSError, rel: str) -> bool:
+    """Whether ``err`` already names a workspace path (one of ours, or a walked directory)."""
+    if isinstance(err, (errors.UnsafePathError, errors.WriteConflictError)):
+        return True
+    name = err.filename
+    if not isinstance(name, str) or err.filename2 is not None:
+        return False
+    return name in (rel, "/") or rel.startswith(name + "/")
+
+
+@contextlib.contextmanager
+def _naming(rel: str, action: str) -> Iterator[None]:
+    """Raise host errors again naming the workspace path ``rel``, never a host path."""
+    try:
+        yield
+    except OSError as e:
+        named = _named(e, rel, action)
+        if named is e:
+            raise
+        raise named from None
