@@ -24,6 +24,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -356,16 +357,29 @@ def test_a_link_planted_at_a_temp_or_lock_name_is_never_followed(kind: str, tmp_
     assert w.store.ls("") == ["memory/a.md"]
 
 
+@pytest.mark.parametrize("planted", ["fifo", "socket", "directory"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_fifo_or_socket_at_the_lock_name_neither_blocks_nor_breaks_a_write(
-    kind: str, tmp_path: Path
+def test_a_fifo_socket_or_directory_at_the_lock_name_never_blocks_a_write(
+    kind: str, planted: str, tmp_path: Path
 ) -> None:
     w = World(kind, tmp_path)
     w.store.write("memory/a.md", b"one\n")
-    os.mkfifo(w.root / "memory" / lock_name("a.md"))
+    at = w.root / "memory" / lock_name("a.md")
+    if planted == "fifo":
+        os.mkfifo(at)
+    elif planted == "socket":
+        _plant("socket", at, w)
+    else:
+        at.mkdir()
+    if planted == "directory":  # cannot be removed without touching what is in it: refused
+        with pytest.raises(OSError) as info:
+            _within(5, lambda: w.store.write("memory/a.md", b"two\n"))
+        assert host_root_absent(info.value, w.root)
+        assert w.store.read("memory/a.md") == b"one\n"
+        return
     _within(5, lambda: w.store.write("memory/a.md", b"two\n"))
     assert w.store.read("memory/a.md") == b"two\n"
-    assert not os.path.lexists(w.root / "memory" / lock_name("a.md"))
+    assert not os.path.lexists(at)
 
 
 def test_temp_names_are_unguessable_and_a_drawn_name_taken_is_never_opened(
@@ -609,14 +623,21 @@ def _plant(kind: str, at: Path, w: World) -> None:
         os.symlink(w.root / "memory" / "a.md", at)
     elif kind == "fifo":
         os.mkfifo(at)
-    elif kind == "socket":
+    elif kind == "socket":  # bound at a short path (socket addresses are short), moved in
+        short = Path(tempfile.mkdtemp(dir="/tmp")) / "s"
         s = socket.socket(socket.AF_UNIX)
         try:
-            s.bind(str(at))
-        except OSError:  # a path too long for a socket address
-            pytest.skip("socket path too long")
+            s.bind(str(short))
         finally:
             s.close()
+        try:
+            os.rename(short, at)
+        except OSError:
+            pytest.skip("cannot move a socket into the workspace")
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(short)
+            os.rmdir(short.parent)
     elif kind == "hardlink":
         os.link(w.outside / "secret.md", at)
     elif kind == "reserved":

@@ -186,9 +186,9 @@ def path_lock(dir_fd: int, name: str) -> Iterator[None]:
             except FileNotFoundError:
                 continue  # released between the two opens
             except OSError as e:
-                if e.errno not in (errno.ELOOP, errno.EMLINK) or planted > 2:
+                if e.errno not in (errno.ELOOP, errno.EMLINK, errno.ENXIO) or planted > 2:
                     raise
-                planted += 1  # a symlink where the lock file goes: remove it, never follow it
+                planted += 1  # a link or a socket where the lock file goes: remove it, unfollowed
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(lock, dir_fd=dir_fd)
                 continue

@@ -181,9 +181,14 @@ class LocalFileStore:
         except FileNotFoundError:
             raise errors.not_found(rel) from None
         except OSError as e:
-            if e.errno in (errno.ENOTDIR, errno.ELOOP, errno.EMLINK):  # swapped since the lstat
-                raise errors.is_a_symlink(rel) from None
-            raise
+            if e.errno not in (errno.ENOTDIR, errno.ELOOP, errno.EMLINK):
+                raise
+        # replaced since the lstat: say by what
+        st = lstat_at(pfd, name)
+        if st is None:
+            raise errors.not_found(rel)
+        refuse_unless_regular(st, rel)
+        raise errors.not_a_directory(rel)
 
     # -- the protocol --------------------------------------------------------------------------
 
