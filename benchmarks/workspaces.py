@@ -16,6 +16,7 @@ from functools import cached_property
 
 from memfs import INDEX_FILE, MEMORY_DIR, LocalFileStore, MemFS
 from memfs.generator import GeneratedWorkspace, generate_workspace
+from memfs.paths import normalize
 
 BENCH_TODAY = dt.date(2026, 7, 26)
 """A fixed clock (the day the real store the generator copies was measured) so every run
@@ -41,7 +42,7 @@ class _PlainWriteStore(LocalFileStore):
     ) -> None:
         if expected_sha256 is not None or create:
             raise NotImplementedError("fixture store: plain writes only")
-        _, full = self._full(path)
+        full = os.path.join(self.root, *normalize(path).split("/"))
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "wb") as f:
             f.write(data)
