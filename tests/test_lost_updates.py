@@ -13,6 +13,7 @@ then run for real with threads and processes (bounded here; the long runs are ``
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import multiprocessing
 import os
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from memfs import LocalFileStore, MemFS
 from memfs.conflicts import content_sha256
 from memfs.errors import (
@@ -316,6 +319,62 @@ def test_a_move_applies_the_rules_of_its_destination(fs: MemFS) -> None:
     assert fs.exists("drafts/key.md") and not fs.exists("memory/key.md")
     with pytest.raises(PermissionError):
         fs.read_only().move("drafts/key.md", "drafts/other.md")
+
+
+_ACTS = st.sampled_from(["edit", "delete", "nothing"])
+_WHEN = st.sampled_from(["before", "after-copy", "after"])
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(act=_ACTS, when=_WHEN, tree=st.booleans(), create=st.booleans())
+def test_a_move_never_loses_what_another_writer_stored(
+    kind: str, act: str, when: str, tree: bool, create: bool, tmp_path_factory: Any
+) -> None:
+    """Whatever another writer does to the source, and whenever: its bytes end up somewhere
+    (unless it deleted them), and the move either completes or says what it kept."""
+    fs = _mount(make_store(kind, tmp_path_factory.mktemp(kind)))
+    src_dir, dst_dir = ("notes/t", "notes/u") if tree else ("notes", "notes")
+    src, dst = f"{src_dir}/a.txt", f"{dst_dir}/b.txt" if not tree else f"{dst_dir}/a.txt"
+    fs.pipe_file(src, b"original\n")
+
+    def other() -> None:
+        if act == "edit":
+            fs.update(src, lambda cur: (cur or b"") + b"theirs\n")
+        elif act == "delete" and fs.exists(src):
+            fs.rm_file(src)
+
+    if when == "before":
+        other()
+    elif when == "after-copy":
+        _edit_when_copied(fs, src, dst, other)
+    moving_from, moving_to = (src_dir, dst_dir) if tree else (src, dst)
+    try:
+        if act == "delete" and when == "before":  # nothing to move (an emptied tree at most)
+            with contextlib.suppress(FileNotFoundError):
+                fs.move(moving_from, moving_to, create=create)
+            assert not fs.exists(src) and not fs.exists(dst)
+            return
+        fs.move(moving_from, moving_to, create=create)
+        conflict = None
+    except MoveConflictError as e:
+        conflict = e
+    if when == "after":
+        other()
+    theirs = act == "edit"
+    stored = {p: fs.raw.cat_file(p) for p in (src, dst) if fs.exists(p)}
+    if conflict is not None:
+        assert when == "after-copy" and act != "nothing"
+        assert stored[dst] == b"original\n"
+        assert stored.get(src) == (b"original\ntheirs\n" if theirs else None)
+    elif when == "after":  # the move was done: an edit of the old path makes a new file there
+        assert stored[dst] == b"original\n"
+        assert stored.get(src) == (b"theirs\n" if theirs else None)
+    else:
+        assert src not in stored
+        assert stored[dst] == (b"original\ntheirs\n" if theirs else b"original\n")
 
 
 def test_move_conflicts_survive_pickling() -> None:

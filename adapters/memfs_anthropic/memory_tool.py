@@ -25,7 +25,9 @@ stay confined. This module only maps names and formats text.
 
 from __future__ import annotations
 
+import os
 import posixpath
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -46,12 +48,13 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 from anyio.to_thread import run_sync
-from memfs.errors import MoveConflictError, PathConflictError, UnsafePathError
+from memfs.errors import MoveConflictError, PathConflictError, UnsafePathError, describe_mode
 from memfs.filesystem import MemFS
-from memfs.layout import INDEX_NAME
+from memfs.layout import INDEX_NAME, Layout
 from memfs.paths import join, normalize
 from memfs.receipt import write_receipt
 from memfs.staleness import split_view
+from memfs.stores import LocalFileStore
 
 MEMORIES_ROOT = "/memories"
 MAX_LINES = 999_999
@@ -141,6 +144,93 @@ def _numbered(lines: list[str], start: int) -> str:
     )
 
 
+class _LocalLinks:
+    """The symlinks of a memory area on a local disk, resolved as the reference resolves them.
+
+    The reference tool resolves a path, links included, before it acts, refuses one that leads
+    out of ``/memories`` ("would escape /memories directory") and acts on the resolved path.
+    MemFS's stores refuse every link they meet, so the tool does the resolving: a link that
+    stays in the memory area is followed to its target, one that leads anywhere else (the rest
+    of the workspace included) is refused, and the store is handed the link-free result, on
+    which it refuses any link swapped in since. Only a :class:`~memfs.LocalFileStore` can hold
+    links; on every other store paths are taken as they are.
+    """
+
+    def __init__(self, root: str, layout: Layout) -> None:
+        self.root = root
+        self.layout = layout
+
+    @classmethod
+    def of(cls, fs: MemFS) -> _LocalLinks | None:
+        store: object = fs.store
+        while not isinstance(store, LocalFileStore) and hasattr(store, "inner"):
+            store = store.inner  # wrappers: process-locked, counting
+        return cls(store.root, fs.layout) if isinstance(store, LocalFileStore) else None
+
+    def host(self, rel: str) -> str:
+        return os.path.join(self.root, *rel.split("/")) if rel else self.root
+
+    def _workspace(self, host: str) -> str | None:
+        if host == self.root:
+            return ""
+        if host.startswith(self.root + os.sep):
+            return host[len(self.root) + 1 :].replace(os.sep, "/")
+        return None
+
+    def in_area(self, rel: str) -> bool:
+        return rel == self.layout.memory_dir or self.layout.in_memory_area(rel)
+
+    def resolve(self, rel: str) -> str | None:
+        """``rel`` with every link on it resolved, or None when it leads out of the memory
+        area (a missing tail is kept as it is, as ``os.path.realpath`` keeps it)."""
+        host = self.root
+        for seg in rel.split("/") if rel else ():
+            host = os.path.join(host, seg)
+            try:
+                if not stat.S_ISLNK(os.lstat(host).st_mode):
+                    continue
+            except OSError:
+                return rel  # missing from here on: nothing below can be a link
+            real = self._workspace(os.path.realpath(self.host(rel)))
+            return real if real is not None and self.in_area(real) else None
+        return rel  # no link on the way (the root is already a real path)
+
+    def linked_children(self, dir_rel: str) -> list[tuple[str, str]]:
+        """``(name, target)`` of each link in the directory ``dir_rel`` whose target exists in
+        the memory area (the reference lists those and skips the rest)."""
+        host = self.host(dir_rel)
+        if os.path.realpath(host) != host:
+            return []  # swapped for a link since it was resolved
+        try:
+            with os.scandir(host) as entries:
+                names = [e.name for e in entries if e.is_symlink()]
+        except OSError:
+            return []
+        out = []
+        for name in names:
+            target = self.resolve(join(dir_rel, name))
+            if target is not None and os.path.exists(self.host(target)):
+                out.append((name, target))
+        return out
+
+    def why_refused(self, rel: str) -> tuple[str, str] | None:
+        """What on the way to ``rel`` the store refused: ``("leaf", what it is)`` for the file
+        itself or ``("link", path of the link)`` for a directory on the way; None if neither."""
+        walked = ""
+        for i, seg in enumerate(rel.split("/")):
+            walked = join(walked, seg)
+            try:
+                mode = os.lstat(self.host(walked)).st_mode
+            except OSError:
+                return None
+            last = i == rel.count("/")
+            if last and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                return "leaf", describe_mode(mode)
+            if stat.S_ISLNK(mode):
+                return "link", walked
+        return None
+
+
 class MemFSMemoryTool(BetaAbstractMemoryTool):
     """``memory_20250818`` backed by a MemFS workspace (pass ``fs.read_only()`` for workflows)."""
 
@@ -151,11 +241,16 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         self.fs = fs
         self.memory_dir = fs.layout.memory_dir
         self.index_path = fs.layout.index_path
+        self._links = _LocalLinks.of(fs)
 
     # -- paths ---------------------------------------------------------------------------------
 
     def resolve(self, path: str) -> _Target:
-        """Map a ``/memories`` path to the workspace path it names, or raise ToolError."""
+        """Map a ``/memories`` path to the workspace path it names, or raise ToolError.
+
+        Links in the memory area are resolved as the reference resolves them
+        (:class:`_LocalLinks`): every command acts on the resolved path.
+        """
         if not path.startswith(MEMORIES_ROOT):
             raise ToolError(f"Path must start with /memories, got: {path}")
         rest = path[len(MEMORIES_ROOT) :]
@@ -183,28 +278,49 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             normalize(rel)  # the workspace's own path rules (NUL, backslash, segment length)
         except UnsafePathError as e:
             raise ToolError(f"Path {path} is not a valid memory path: {_message(e)}") from e
+        if self._links is not None and self._links.in_area(rel):
+            resolved = self._links.resolve(rel)
+            if resolved is None:
+                raise ToolError(f"Path {path} would escape /memories directory")
+            return _Target(path, resolved, resolved == self.memory_dir)
         return _Target(path, rel, False)
 
     @contextmanager
-    def _errors(self, path: str) -> Iterator[None]:
+    def _errors(self, path: str, rel: str | None = None) -> Iterator[None]:
         """Turn what MemFS raises into the error result the model reads."""
         try:
             yield
         except ToolError:
             raise
         except UnsafePathError as e:
-            # The path itself passed normalize() in resolve(), so the store refused where it
-            # leads: a symlink out of the workspace.
-            raise ToolError(f"Path {path} would escape /memories directory") from e
+            raise self._refused(path, rel, e) from e
         except PermissionError as e:
             raise ToolError(_message(e)) from e
         except (OSError, ValueError) as e:
             raise ToolError(f"The operation on {path} failed: {_message(e)}") from e
 
+    def _refused(self, shown: str, rel: str | None, e: UnsafePathError) -> ToolError:
+        """The store refused ``rel`` although its path passed :meth:`resolve`: a link or a
+        special file was there (swapped in since, when it is a link)."""
+        why = None if rel is None or self._links is None else self._links.why_refused(rel)
+        if why is not None and why[0] == "leaf":
+            return ToolError(f"Unsupported file type for {shown}: it is {why[1]}")
+        if why is not None:
+            link = self._shown_of(why[1])
+            return ToolError(f"Path {shown} would escape /memories directory: {link} is a symlink")
+        return ToolError(f"The operation on {shown} was refused: {_message(e)}")
+
+    def _shown_of(self, rel: str) -> str:
+        """The ``/memories`` path of the workspace path ``rel`` in the memory area."""
+        base = self.memory_dir
+        if rel == base:
+            return MEMORIES_ROOT
+        return f"{MEMORIES_ROOT}/{rel[len(base) + 1 :] if base else rel}"
+
     def _kind(self, t: _Target) -> str | None:
         if t.is_root:
             return "directory"
-        with self._errors(t.shown):
+        with self._errors(t.shown, t.rel):
             if self.fs.isdir(t.rel):
                 return "directory"
             if self.fs.exists(t.rel):
@@ -243,7 +359,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
                 raise self._gone(t)
             return change(self._decode(t, current)).encode("utf-8")
 
-        with self._errors(t.shown):
+        with self._errors(t.shown, t.rel):
             stored = self.fs.update(t.rel, apply)
         return stored.decode("utf-8", errors="replace")
 
@@ -263,12 +379,14 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             raise ToolError(f"The path {command.path} does not exist. Please provide a valid path.")
         if kind == "directory":
             return self._listing(t)
-        with self._errors(t.shown):
+        with self._errors(t.shown, t.rel):
             try:
-                data = self.fs.cat_file(t.rel)
+                raw, data = self.fs.read_with_view(t.rel)
             except FileNotFoundError as e:
                 raise self._gone(t) from e
-        reminder, body = split_view(data)
+        # A reminder is MemFS's own only where MemFS made the view (a decorated memory file,
+        # whose stored tags are escaped): one at the top of a file shown as stored is content.
+        reminder, body = split_view(data) if data != raw else (None, data)
         text = self._decode(t, body)
         lines = text.split("\n")
         if len(lines) > MAX_LINES:
@@ -289,6 +407,8 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         except FileNotFoundError:
             paths = []  # the memory area has not been written yet: an empty /memories
         pairs = [(posixpath.basename(p), p) for p in paths]
+        if self._links is not None:  # links whose target stays in the memory area
+            pairs += self._links.linked_children(dir_rel)
         if at_root:
             pairs = [(n, p) for n, p in pairs if n != INDEX_NAME]
             if raw.isfile(self.index_path):
@@ -357,7 +477,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         if t.is_root:
             raise ToolError(f"File {command.path} already exists")
         sent = command.file_text.encode("utf-8")
-        with self._errors(command.path):
+        with self._errors(command.path, t.rel):
             try:
                 stored = self.fs.save(t.rel, sent, create=True)
             except (FileExistsError, IsADirectoryError) as e:
@@ -427,7 +547,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         if t.is_root:
             raise ToolError("Cannot delete the /memories directory itself")
         kind = self._kind(t)
-        with self._errors(command.path):
+        with self._errors(command.path, t.rel):
             try:
                 if kind == "file":
                     self.fs.rm_file(t.rel)
@@ -454,7 +574,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
                 f"Cannot move {command.old_path} into itself ({command.new_path}); choose a "
                 "destination outside it."
             )
-        with self._errors(command.old_path):
+        with self._errors(command.old_path, old.rel):
             try:
                 # Create-only at the destination (a file another turn creates there meanwhile is
                 # never overwritten) and each source deleted only if unchanged since its copy.
