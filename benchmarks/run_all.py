@@ -29,6 +29,7 @@ from benchmarks import (
     bench_credentials,
     bench_crowdout,
     bench_edit,
+    bench_forgery,
     bench_index,
     bench_read,
     bench_stats,
@@ -117,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             (("9",), lambda: bench_edit.run(ws)),
             (("10",), lambda: [estimator_row()]),
             (("11", "12"), lambda: bench_credentials.run(ws)),
+            (("13",), lambda: bench_forgery.run(ws)),
         ]
         for ids, step in steps:
             if not wanted(*ids):

@@ -35,7 +35,7 @@ from fsspec.utils import other_paths
 from memfs import errors, staleness
 from memfs.conflicts import content_sha256
 from memfs.credentials import check_credentials
-from memfs.frontmatter_block import with_recorded
+from memfs.frontmatter_block import stamp_recorded
 from memfs.layout import PLATFORM, Layout
 from memfs.paths import normalize, parent
 from memfs.stores import (
@@ -45,6 +45,7 @@ from memfs.stores import (
     LocalFileStore,
     with_preconditions,
 )
+from memfs.tags import escape_for_agent_bytes
 
 Clock = Callable[[], dt.date]
 Change = Callable[[bytes | None], bytes]
@@ -213,9 +214,14 @@ class MemFS(AbstractFileSystem):
     # -- the view a reader gets ------------------------------------------------------------------
 
     def _view(self, rel: str, raw: bytes) -> bytes:
-        if self.decorates and self.layout.is_memory_file(rel):
+        """What an agent reads of ``rel``: a memory file decorated (:mod:`memfs.staleness`),
+        any other file with MemFS's own tags in it escaped (:mod:`memfs.tags`), so that no
+        surface reading through this view can show a forged reminder or frame."""
+        if not self.decorates:
+            return raw
+        if self.layout.is_memory_file(rel):
             return staleness.decorate(raw, self.today())
-        return raw
+        return escape_for_agent_bytes(raw)
 
     def _read_view(self, rel: str) -> bytes:
         return self._view(rel, self.store.read(rel))
@@ -242,13 +248,9 @@ class MemFS(AbstractFileSystem):
             check_credentials(rel, data)
         if is_memory and self.stamps:
             data = staleness.strip_reminders(data)
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                return data
-            stamped = with_recorded(text, self.today())
-            if stamped is not text:
-                data = stamped.encode("utf-8")
+            # Raises FrontmatterStampError (a ValueError saying how to fix it) rather than store
+            # a date the stamp cannot vouch for.
+            data = stamp_recorded(data, self.today(), rel)
         return data
 
     def save(

@@ -511,78 +511,145 @@ def recorded_date(text: str, today: dt.date | None = None) -> dt.date | None:
 
 # -- the write stamp -------------------------------------------------------------------------------
 
-_METADATA_LINE = re.compile(r"^metadata:[ \t]*(?:#.*)?$")
-_CHILD_INDENT = re.compile(r"^([ \t]+)\S")
+_DATE_KEY = re.compile(
+    r"""(?:^|[\s{,?])["']?(?:recorded|modified|updated|created)["']?[ \t]*:""", re.M
+)
+_METADATA_KEY_LINE = re.compile(r"""^["']?metadata["']?[ \t]*:(?P<rest>.*)$""")
+_RECORDED_KEY = re.compile(r"""^["']?recorded["']?[ \t]*:""")
+
+
+class FrontmatterStampError(ValueError):
+    """A memory write refused: its frontmatter claims a date the workspace cannot stamp.
+
+    Nothing was stored. The message names the path, says what in the frontmatter stops the
+    stamp and how to write it instead.
+    """
+
+    def __init__(self, path: str, why: str, today: dt.date) -> None:
+        self.path, self.why = path, why
+        shown = repr(path) if path else "the memory file"
+        super().__init__(
+            f"Refused to write {shown}: {why}. Nothing was written. A memory file's date is "
+            "metadata.recorded, which the workspace sets on every write so that the staleness "
+            "reminder can be trusted; write the frontmatter as plain YAML lines, with metadata "
+            f"as a block:\n---\nname: ...\ndescription: ...\nmetadata:\n  type: ...\n"
+            f"  recorded: {today.isoformat()}\n---"
+        )
+
+
+class _CannotStamp(Exception):
+    """Why the stamp cannot edit a frontmatter block (said in a refusal when it claims a date)."""
+
+
+# What editing odd YAML may raise besides: never a reason to fail a write with no date claim.
+_CANNOT = (_CannotStamp, yaml.YAMLError, IndexError, ValueError, TypeError, RecursionError)
+
+
+def claims_date(head: str) -> bool:
+    """Whether frontmatter text holds a key the reader could take a date from (any parser)."""
+    return _DATE_KEY.search(head) is not None
 
 
 def with_recorded(text: str, today: dt.date) -> str:
-    """``text`` with ``metadata.recorded: today`` unless it already has a valid past date.
+    """``text`` with one ``metadata.recorded`` the reader takes as its date; never raises.
 
-    Edits the frontmatter as text, one line, so every other key, comment and the body stay
-    byte-identical. Text without frontmatter, or with YAML that cannot be parsed, is returned
-    unchanged: the write still happens, it just carries no trusted date.
+    A ``metadata.recorded`` that is a valid date not after ``today`` is kept; otherwise (none,
+    a bad or future one, or more than one) every ``recorded`` under ``metadata`` is replaced
+    by one line ``recorded: <today>``. Only those lines change: every other key, comment and
+    the body stay byte-identical. Text without frontmatter, or whose frontmatter the stamp
+    cannot edit (not a mapping, YAML aliases, metadata in flow style or not a mapping,
+    metadata given twice), is returned unchanged; :func:`stamp_recorded` refuses such a write
+    when the frontmatter claims a date.
     """
+    try:
+        return _stamped(text, today)
+    except _CANNOT:
+        return text
+
+
+def stamp_recorded(raw: bytes, today: dt.date, path: str = "") -> bytes:
+    """What the filesystem stores for a memory write of ``raw``: :func:`with_recorded` on bytes.
+
+    Only the frontmatter is decoded, so a body that is not UTF-8 is kept byte for byte and the
+    date is still stamped. Raises :class:`FrontmatterStampError` when the frontmatter claims a
+    date (:func:`claims_date`) and the stamp cannot leave a trusted one: frontmatter that is
+    not UTF-8, that no reader can fully use, or that :func:`with_recorded` cannot edit. Without
+    a date claim such a file is stored as written (it has no date, so no reminder either).
+    """
+    m = _OPEN_BYTES.match(raw)
+    close = _CLOSE_BYTES.search(raw, m.end()) if m else None
+    if m is None or close is None:
+        return raw  # no frontmatter: nothing claims a date
+    head_bytes = raw[: close.end()]
+    try:
+        head = head_bytes.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if not claims_date(head_bytes.decode("utf-8", "replace")):
+            return raw
+        line = head_bytes.count(b"\n", 0, e.start) + 1
+        raise FrontmatterStampError(
+            path,
+            f"its frontmatter is not UTF-8 text (byte 0x{head_bytes[e.start]:02X} on line "
+            f"{line}), so its date cannot be read; save the frontmatter as UTF-8",
+            today,
+        ) from None
+    try:
+        stamped = _stamped(head, today)
+    except _CANNOT as e:
+        if not claims_date(head):
+            return raw
+        why = str(e) if isinstance(e, _CannotStamp) else "its frontmatter could not be edited"
+        raise FrontmatterStampError(path, why, today) from None
+    return raw if stamped is head else stamped.encode("utf-8") + raw[close.end() :]
+
+
+def _stamped(text: str, today: dt.date) -> str:
+    """:func:`with_recorded`, raising :class:`_CannotStamp` (with the reason) where it gives up."""
     parts = split_frontmatter(text)
     if parts is None:
         return text
     opening, head, rest = parts
-    data = parse_yaml_mapping(head)
-    if data is None:
-        return text
-    meta = data.get("metadata")
-    current = coerce_date(meta.get("recorded")) if isinstance(meta, dict) else None
-    if current is not None and current <= today:
-        return text
-    if meta is not None and not isinstance(meta, dict):
-        return text  # `metadata: something-else`: not ours to restructure
-    new_head = _set_recorded_line(head, today)
-    if new_head is None:
-        return text
-    check = parse_yaml_mapping(new_head)
-    if not check or not _same_apart_from_recorded(data, check, today):
-        return text
+    read = read_frontmatter(head)
+    if read.data is None:
+        raise _CannotStamp(f"its frontmatter cannot be read ({read.error or 'not a mapping'})")
+    if read.how == "lines" and read.unread:
+        lines = ", ".join(map(str, read.unread[:5]))
+        raise _CannotStamp(
+            f"its frontmatter is {read.error or 'not valid YAML'}, and line(s) {lines} of it "
+            "cannot be read at all, so no date in it can be trusted; quote a value that holds "
+            "': ' or starts with [ { & * ! |"
+        )
+    found = memory_date(read.dated, today)
+    plain = read.how == "lines" or parse_simple_mapping(head) is not None
+    count = _recorded_count_in_lines(head) if plain else _recorded_count_in_nodes(head)
+    if found is not None and found[0] == "metadata.recorded" and count == 1:
+        return text  # a valid date, not in the future, given once: kept byte for byte
+    new_head = _stamp_lines(head, today) if plain else _stamp_nodes(head, today)
+    _check_stamp(read, new_head, today)
     return opening + new_head + rest
 
 
-def _set_recorded_line(head: str, today: dt.date) -> str | None:
-    newline = "\r\n" if "\r\n" in head else "\n"
-    # Split on "\n" only: str.splitlines also breaks on NEL, U+2028 and friends inside values.
-    lines = head.split("\n")
-    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-    stamp = today.isoformat()
-    for i, line in enumerate(lines):
-        if not _METADATA_LINE.match(line.rstrip("\r\n")):
-            continue
-        child_indent: str | None = None
-        last_child = i
-        for j in range(i + 1, len(lines)):
-            body = lines[j].rstrip("\r\n")
-            if body.strip() == "" or body.lstrip().startswith("#"):
-                continue
-            m = _CHILD_INDENT.match(body)
-            if not m:
-                break  # back at column 0: the metadata block ended
-            last_child = j
-            if child_indent is None:
-                child_indent = m.group(1)
-            if m.group(1) == child_indent and body[len(child_indent) :].startswith("recorded:"):
-                lines[j] = f"{child_indent}recorded: {stamp}{newline}"
-                return "".join(lines)
-        # Not there yet: add it as the last child, where a person would have written it.
-        if not lines[last_child].endswith("\n"):
-            lines[last_child] += newline
-        lines.insert(last_child + 1, f"{child_indent or '  '}recorded: {stamp}{newline}")
-        return "".join(lines)
-    if any(line.startswith("metadata:") for line in lines):
-        return None  # flow style (`metadata: {type: user}`): leave it alone
-    if head.strip() in ("", "{}"):
-        return f"metadata:{newline}  recorded: {stamp}{newline}"
-    tail = "" if head.endswith("\n") else newline
-    return f"{head}{tail}metadata:{newline}  recorded: {stamp}{newline}"
+def _check_stamp(before: FrontmatterRead, new_head: str, today: dt.date) -> None:
+    """The stamp changed ``metadata.recorded`` alone, and the reader now dates it ``today``."""
+    after = read_frontmatter(new_head)
+    if (
+        (after.how != before.how and not (before.how == "lines" and after.how == "yaml"))
+        or memory_date(after.dated, today) != ("metadata.recorded", today)
+        or after.data is None
+        or before.data is None
+        or not _same_apart_from_recorded(before.data, after.data, today)
+    ):
+        raise _CannotStamp(
+            "metadata.recorded cannot be set without changing other keys (an anchor or alias, "
+            "a merge key or a multi-line value next to it)"
+        )
+    plain = after.how == "lines" or parse_simple_mapping(new_head) is not None
+    if (_recorded_count_in_lines if plain else _recorded_count_in_nodes)(new_head) != 1:
+        raise _CannotStamp("metadata would still hold recorded more than once")
 
 
 def _same_apart_from_recorded(
-    before: dict[str, Any], after: dict[str, Any], today: dt.date
+    before: dict[Any, Any], after: dict[Any, Any], today: dt.date
 ) -> bool:
     meta_after = after.get("metadata")
     if not isinstance(meta_after, dict) or coerce_date(meta_after.get("recorded")) != today:
@@ -591,6 +658,255 @@ def _same_apart_from_recorded(
     if strip != {k: v for k, v in before.items() if k != "metadata"}:
         return False
     meta_before = before.get("metadata") or {}
+    if not isinstance(meta_before, dict):
+        return False
     return {k: v for k, v in meta_after.items() if k != "recorded"} == {
         k: v for k, v in meta_before.items() if k != "recorded"
     }
+
+
+# -- stamping by lines: the plain shape, and frontmatter only line-by-line reading understands
+
+_LineSpan = tuple[int, int]
+
+
+def _split_keep_ends(head: str) -> list[str]:
+    # Split on "\n" only: str.splitlines also breaks on NEL, U+2028 and friends inside values.
+    lines = head.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
+def _metadata_block(lines: list[str]) -> tuple[int, int, str | None] | None:
+    """``(metadata line, end of its block, child indent)``; None without a ``metadata:`` key.
+
+    Raises :class:`_CannotStamp` for a metadata key given twice or holding a value on its line.
+    """
+    at = [i for i, line in enumerate(lines) if _METADATA_KEY_LINE.match(line.rstrip("\r\n"))]
+    if not at:
+        return None
+    if len(at) > 1:
+        raise _CannotStamp(
+            f"metadata appears {len(at)} times in its frontmatter (lines "
+            f"{', '.join(str(i + 1) for i in at)}), and readers disagree on which one counts; "
+            "keep one metadata block"
+        )
+    i = at[0]
+    m = _METADATA_KEY_LINE.match(lines[i].rstrip("\r\n"))
+    assert m is not None
+    rest = m.group("rest").strip()
+    if rest and not rest.startswith("#"):
+        kind = "in flow style ({...})" if rest.startswith("{") else f"written as {rest[:20]!r}"
+        raise _CannotStamp(f"its metadata is {kind}, not a block of 'key: value' lines")
+    child_indent: str | None = None
+    end = i + 1
+    for j in range(i + 1, len(lines)):
+        body = lines[j].rstrip("\r\n")
+        if body.strip() == "" or body.lstrip().startswith("#"):
+            continue
+        if not body[:1].isspace():
+            break  # back at column 0: the metadata block ended
+        if child_indent is None:
+            child_indent = body[: len(body) - len(body.lstrip())]
+        end = j + 1
+    return i, end, child_indent
+
+
+def _recorded_spans_in_lines(
+    lines: list[str], start: int, end: int, indent: str
+) -> list[_LineSpan]:
+    """Line spans of each ``recorded`` child (with its continuation lines) in a block."""
+    spans: list[_LineSpan] = []
+    j = start
+    while j < end:
+        body = lines[j].rstrip("\r\n")
+        if body.startswith(indent) and _RECORDED_KEY.match(body[len(indent) :]):
+            k = j + 1
+            last = j
+            while k < end:
+                nxt = lines[k].rstrip("\r\n")
+                if nxt.strip() and not nxt.lstrip().startswith("#"):
+                    if len(nxt) - len(nxt.lstrip()) <= len(indent):
+                        break
+                    last = k
+                k += 1
+            spans.append((j, last + 1))
+            j = last + 1
+        else:
+            j += 1
+    return spans
+
+
+def _recorded_count_in_lines(head: str) -> int:
+    lines = _split_keep_ends(head)
+    try:
+        block = _metadata_block(lines)
+    except _CannotStamp:
+        return 0
+    if block is None:
+        return 0
+    i, end, indent = block
+    return 0 if indent is None else len(_recorded_spans_in_lines(lines, i + 1, end, indent))
+
+
+def _stamp_lines(head: str, today: dt.date) -> str:
+    newline = "\r\n" if "\r\n" in head else "\n"
+    lines = _split_keep_ends(head)
+    stamp = today.isoformat()
+    block = _metadata_block(lines)
+    if block is None:
+        if head.strip() in ("", "{}"):
+            return f"metadata:{newline}  recorded: {stamp}{newline}"
+        tail = "" if head.endswith("\n") else newline
+        return f"{head}{tail}metadata:{newline}  recorded: {stamp}{newline}"
+    i, end, indent = block
+    line = f"{indent or '  '}recorded: {stamp}{newline}"
+    if indent is None:
+        if not lines[i].endswith("\n"):
+            lines[i] += newline
+        lines.insert(i + 1, line)
+        return "".join(lines)
+    spans = _recorded_spans_in_lines(lines, i + 1, end, indent)
+    if not spans:
+        # Not there yet: add it as the last child, where a person would have written it.
+        if not lines[end - 1].endswith("\n"):
+            lines[end - 1] += newline
+        lines.insert(end, line)
+        return "".join(lines)
+    for a, b in reversed(spans[1:]):
+        del lines[a:b]
+    a, b = spans[0]
+    lines[a:b] = [line]
+    return "".join(lines)
+
+
+# -- stamping by YAML nodes: everything else that is valid YAML ------------------------------------
+
+
+def _compose(head: str) -> yaml.Node | None:
+    try:
+        return yaml.compose(head, Loader=_Loader)  # type: ignore[no-any-return]
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as e:
+        raise _CannotStamp(f"its frontmatter is not valid YAML ({type(e).__name__})") from None
+
+
+def _references(root: yaml.Node) -> dict[int, int]:
+    """How many times each node is reached from ``root``: more than once means an alias."""
+    seen: dict[int, int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        seen[id(node)] = seen.get(id(node), 0) + 1
+        if seen[id(node)] > 1:
+            continue
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                stack.extend((k, v))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return seen
+
+
+def _is_key(node: yaml.Node, name: str) -> bool:
+    return (
+        isinstance(node, yaml.ScalarNode)
+        and node.tag == "tag:yaml.org,2002:str"
+        and node.value == name
+    )
+
+
+def _line_of(text: str, index: int) -> int:
+    """0-based number of the "\\n"-separated line holding ``index`` (YAML also breaks lines at
+    a lone CR, NEL and U+2028, so its own line numbers can differ)."""
+    return text.count("\n", 0, index)
+
+
+def _metadata_node(root: yaml.Node | None, head: str) -> tuple[yaml.Node, yaml.Node] | None:
+    """``(key, value)`` of the top-level ``metadata``; None when absent."""
+    if root is None:
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        raise _CannotStamp("its frontmatter is not a mapping of keys")
+    if root.flow_style and root.value:
+        raise _CannotStamp("its frontmatter is one flow mapping ({...}), not 'key: value' lines")
+    pairs = [(k, v) for k, v in root.value if _is_key(k, "metadata")]
+    if len(pairs) > 1:
+        lines = ", ".join(str(_line_of(head, k.start_mark.index) + 1) for k, _ in pairs)
+        raise _CannotStamp(
+            f"metadata appears {len(pairs)} times in its frontmatter (lines {lines}), and "
+            "readers disagree on which one counts; keep one metadata block"
+        )
+    if not pairs:
+        return None
+    key, value = pairs[0]
+    if _references(root).get(id(value), 0) > 1:
+        raise _CannotStamp(
+            "its metadata is a YAML alias (*name) or is aliased elsewhere, so its date cannot "
+            "be set without changing another key too; write the metadata block out in full"
+        )
+    return key, value
+
+
+def _recorded_count_in_nodes(head: str) -> int:
+    try:
+        meta = _metadata_node(_compose(head), head)
+    except _CannotStamp:
+        return 0
+    if meta is None or not isinstance(meta[1], yaml.MappingNode):
+        return 0
+    return sum(1 for k, _ in meta[1].value if _is_key(k, "recorded"))
+
+
+def _stamp_nodes(head: str, today: dt.date) -> str:
+    newline = "\r\n" if "\r\n" in head else "\n"
+    stamp = today.isoformat()
+    meta = _metadata_node(_compose(head), head)
+    if meta is None:
+        return _stamp_lines(head, today)  # appends a metadata block
+    key, value = meta
+    lines = _split_keep_ends(head)
+    if isinstance(value, yaml.ScalarNode) and value.tag == "tag:yaml.org,2002:null":
+        # `metadata:` / `metadata: ~`: drop the null and give it one child.
+        at = _line_of(head, key.start_mark.index)
+        line = lines[at]
+        line_start = sum(len(x) for x in lines[:at])
+        col_start = min(max(value.start_mark.index - line_start, 0), len(line.rstrip("\r\n")))
+        col_end = min(max(value.end_mark.index - line_start, col_start), len(line.rstrip("\r\n")))
+        lines[at] = line[:col_start] + line[col_end:]
+        if not lines[at].endswith("\n"):
+            lines[at] += newline
+        lines.insert(at + 1, f"  recorded: {stamp}{newline}")
+        return "".join(lines)
+    if not isinstance(value, yaml.MappingNode):
+        kind = "a list" if isinstance(value, yaml.SequenceNode) else "a single value"
+        raise _CannotStamp(f"its metadata is {kind}, not a block of 'key: value' lines")
+    if value.flow_style:
+        raise _CannotStamp(
+            "its metadata is in flow style ({...}), not a block of 'key: value' lines"
+        )
+    if not value.value:
+        raise _CannotStamp("its metadata is an empty mapping")
+    first_key = value.value[0][0]
+    first_line = lines[_line_of(head, first_key.start_mark.index)]
+    indent = first_line[: len(first_line) - len(first_line.lstrip(" "))] or "  "
+    new_line = f"{indent}recorded: {stamp}{newline}"
+    spans: list[_LineSpan] = []
+    for k, v in value.value:
+        if _is_key(k, "recorded"):
+            end = max(v.end_mark.index, k.end_mark.index + 1)
+            last = head.count("\n", 0, end - 1)
+            spans.append((_line_of(head, k.start_mark.index), last + 1))
+    if not spans:
+        last_value = value.value[-1][1]
+        end = max(last_value.end_mark.index, value.value[-1][0].end_mark.index + 1)
+        after = head.count("\n", 0, end - 1) + 1
+        if after > len(lines):
+            after = len(lines)
+        if not lines[after - 1].endswith("\n"):
+            lines[after - 1] += newline
+        lines.insert(after, new_line)
+        return "".join(lines)
+    for a, b in reversed(spans[1:]):
+        del lines[a:b]
+    a, b = spans[0]
+    lines[a:b] = [new_line]
+    return "".join(lines)

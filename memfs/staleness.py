@@ -10,9 +10,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from memfs import tags
 from memfs.frontmatter_block import recorded_date_of
 from memfs.memo import BoundedMemo
-from memfs.tags import REMINDER_TAG, escape_tags, escape_tags_in_bytes, tag_pattern
+from memfs.tags import AGENT_MATCHER, REMINDER_TAG
 
 REMINDER_OPEN = f"<{REMINDER_TAG}>"
 REMINDER_CLOSE = f"</{REMINDER_TAG}>"
@@ -29,15 +30,16 @@ def reminder_text(days: int) -> str:
     )
 
 
-_TAG = tag_pattern(REMINDER_TAG)
+_TAG = AGENT_MATCHER
 _GENUINE = re.compile(
     rb"\A<system-reminder>This memory is \d+ days old\. [^<]*</system-reminder>\r?\n",
 )
 
 
 def neutralize_tags(text: str) -> str:
-    """Escape every reminder-like tag in memory content so it cannot open or close one."""
-    return escape_tags(text, _TAG)
+    """Escape every reminder-like (or frame-like) tag in memory content: none can open or
+    close a reminder."""
+    return _TAG.escape(text)
 
 
 def age_in_days(recorded: dt.date, today: dt.date) -> int:
@@ -46,14 +48,14 @@ def age_in_days(recorded: dt.date, today: dt.date) -> int:
 
 MEMO_BUDGET_BYTES = 32 << 20
 """Bytes of stored content and views :func:`decorate` keeps to answer repeated reads."""
-_memo: BoundedMemo[bytes] = BoundedMemo(MEMO_BUDGET_BYTES, max_entry_bytes=2 << 20)
+_memo: BoundedMemo[bytes] = BoundedMemo(MEMO_BUDGET_BYTES, max_entry_bytes=5 << 20)
 
 
 def decorate(raw: bytes, today: dt.date) -> bytes:
     """The decorated view of a memory file: one genuine reminder (if stale) + neutralised body.
 
     Never raises: binary content, no frontmatter, frontmatter that is not UTF-8, broken YAML
-    and missing or bad dates all return the content without a reminder. Only the frontmatter
+    and missing, bad or future dates all return the content without a reminder. Only the frontmatter
     is decoded to find the date; tags are neutralised in any content, UTF-8 or not. Views are
     memoised (checked against the bytes and the date they were built for): the same memory
     files are read on every turn of an item.
@@ -70,13 +72,14 @@ def decorate(raw: bytes, today: dt.date) -> bytes:
 
 
 def clear_memo() -> None:
-    """Forget every memoised view (benchmarks of first reads; tests)."""
+    """Forget every memoised view, decorated or escaped (benchmarks of first reads; tests)."""
     _memo.clear()
+    tags.clear_memo()
 
 
 def _decorate(raw: bytes, today: dt.date) -> bytes:
-    body = escape_tags_in_bytes(raw, _TAG)
-    recorded = recorded_date_of(raw)
+    body = _TAG.escape_bytes(raw)
+    recorded = recorded_date_of(raw, today)  # a date after today is never trusted
     if recorded is not None:
         days = age_in_days(recorded, today)
         if days > FRESH_DAYS:

@@ -42,6 +42,8 @@ from memfs.filesystem import MemFS
 from memfs.paths import normalize
 from memfs.receipt import holds, write_receipt
 from memfs.records import parse_memory
+from memfs.staleness import split_view
+from memfs.tags import escape_for_agent
 
 if TYPE_CHECKING:
     from memfs.manifest import AgentManifest
@@ -374,17 +376,20 @@ class FileToolExecutor:
                 args = tool.args.model_validate(raw)
             except ValidationError as e:
                 raise ToolCallError(_validation_message(name, tool.args, e)) from e
-            return self._handlers[name](args)
+            result = self._handlers[name](args)
+            # read_file returns the filesystem's view, already escaped (and a memory file's
+            # genuine reminder must survive); every other result may quote names and content.
+            return result if name == "read_file" else escape_for_agent(result)
         except ToolCallError as e:
-            return f"Error: {e}"
+            return escape_for_agent(f"Error: {e}")
         except OSError as e:
             # Refusals (read-only mount, unsafe path, credential) and missing paths already say
             # what to do; anything else gets the tool's name in front.
             if isinstance(e, _SELF_EXPLAINING):
-                return f"Error: {_os_message(e)}"
-            return f"Error: {name} failed: {_os_message(e)}"
+                return escape_for_agent(f"Error: {_os_message(e)}")
+            return escape_for_agent(f"Error: {name} failed: {_os_message(e)}")
         except ValueError as e:
-            return f"Error: {name} failed: {e}"
+            return escape_for_agent(f"Error: {name} failed: {e}")
 
     # -- what this turn has seen ---------------------------------------------------------------
 
@@ -422,16 +427,20 @@ class FileToolExecutor:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            return (
+            return escape_for_agent(
                 f"Error: {rel!r} is not UTF-8 text ({len(data)} bytes); read_file only "
                 "returns text files."
             )
         self._saw(rel, raw)
         if not text:
-            return f"({rel} is empty)"
+            return escape_for_agent(f"({rel} is empty)")
         if len(text) > MAX_READ_CHARS:
-            return (
-                text[:MAX_READ_CHARS]
+            # A cut can end inside what was not a tag ("<system-reminders>" cut after the
+            # name): the cut text is escaped again, past the memory's genuine reminder.
+            reminder, _ = split_view(data)
+            keep = len(reminder) + 1 if reminder else 0
+            return text[:keep] + escape_for_agent(
+                text[keep:MAX_READ_CHARS]
                 + f"\n[... cut: {rel} has {len(text)} characters, only the first "
                 f"{MAX_READ_CHARS} are shown]"
             )

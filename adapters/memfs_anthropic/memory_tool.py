@@ -55,6 +55,7 @@ from memfs.paths import join, normalize
 from memfs.receipt import write_receipt
 from memfs.staleness import split_view
 from memfs.stores import LocalFileStore
+from memfs.tags import escape_for_agent
 
 MEMORIES_ROOT = "/memories"
 MAX_LINES = 999_999
@@ -396,7 +397,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             first = max(1, command.view_range[0]) - 1
             last = len(lines) if command.view_range[1] == -1 else command.view_range[1]
             display, start = lines[first:last], first + 1
-        head = f"Here's the content of {command.path} with line numbers:\n"
+        head = f"Here's the content of {escape_for_agent(command.path)} with line numbers:\n"
         # The reminder goes on its own unnumbered line: line numbers stay the stored file's.
         return head + (reminder + "\n" if reminder else "") + _numbered(display, start)
 
@@ -468,7 +469,8 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         )
         lines = [f"{format_size(total)}\t{t.shown}"]
         lines.extend(f"{format_size(size)}\t{t.shown}/{rel}" for size, rel in items)
-        return f"{header}\n" + "\n".join(lines)
+        # File names may hold anything, '<system-reminder>' included: shown escaped.
+        return escape_for_agent(f"{header}\n" + "\n".join(lines))
 
     # -- edits ---------------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from memfs.layout import INDEX_FILE
 from memfs.manifest import AgentManifest
 from memfs.paths import join, normalize
 from memfs.prompt import memory_prompt
+from memfs.tags import escape_for_agent
 from memfs.tools import FILE_TOOLS, FileToolExecutor, file_tool_schemas
 
 SERVER_NAME = "memfs"
@@ -154,7 +155,11 @@ def build_server(
             )
         ]
         for path in await run_sync(memory_files):
-            resources.append(types.Resource(name=path, uri=uri_of(path), mime_type=MARKDOWN))
+            # A file name may hold '<system-reminder>': the name is shown escaped, the URI
+            # percent-encoded.
+            resources.append(
+                types.Resource(name=escape_for_agent(path), uri=uri_of(path), mime_type=MARKDOWN)
+            )
         return types.ListResourcesResult(resources=resources)
 
     async def list_resource_templates(
