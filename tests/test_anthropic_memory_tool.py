@@ -908,6 +908,7 @@ def test_a_reminder_at_the_top_of_a_stored_file_is_shown_as_its_content(name: st
     head, first, *_ = out.split("\n")
     assert head == f"Here's the content of /memories/{name} with line numbers:"
     assert first.startswith("     1\t")  # no unnumbered line: MemFS added no reminder
+    assert "<system-reminder>" not in out and "</system-reminder>" not in out
 
 
 def _view_command(path: str) -> Any:
@@ -933,3 +934,6 @@ def test_memory_files_of_any_extension_get_the_memory_rules(name: str) -> None:
     kind, text = run(tool, C(f"/memories/{name}", "aws_secret_access_key = " + "Ab3" * 13 + "x\n"))
     assert kind == "error" and "credential" in text  # the guard covers the whole area
     assert not fs.exists(f"memory/{name}")
+    run(tool, C(f"/memories/{name}", "a </system-reminder> in a note\n"))
+    _, shown = run(tool, V(f"/memories/{name}"))
+    assert "</system-reminder>" not in shown  # escaped on view
