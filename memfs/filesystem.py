@@ -239,17 +239,22 @@ class MemFS(AbstractFileSystem):
     def prepare_write(self, rel: str, data: bytes) -> bytes:
         """What will be stored for ``data`` written to ``rel``: reminders stripped, date stamped.
 
+        Every file of the memory area but the index gets the trusted ``metadata.recorded``
+        when it has frontmatter; memory files also lose a reminder copied from a read.
+
         A write to a guarded path (:meth:`is_guarded`) is refused with
         :class:`~memfs.credentials.CredentialRefusedError` when its content or its name looks
         like it holds a credential: those files are replayed into every later turn.
         """
-        is_memory = self.layout.is_memory_file(rel)
+        layout = self.layout
         if self.is_guarded(rel):
             check_credentials(rel, data)
-        if is_memory and self.stamps:
-            data = staleness.strip_reminders(data)
-            # Raises FrontmatterStampError (a ValueError saying how to fix it) rather than store
-            # a date the stamp cannot vouch for.
+        if self.stamps and layout.in_memory_area(rel) and not layout.is_index(rel):
+            if layout.is_memory_file(rel):
+                data = staleness.strip_reminders(data)  # only memory files are read with one
+            # Any file of the memory area with frontmatter (notes.txt too) gets the trusted
+            # date. Raises FrontmatterStampError (a ValueError saying how to fix it) rather than
+            # store a date the stamp cannot vouch for.
             data = stamp_recorded(data, self.today(), rel)
         return data
 

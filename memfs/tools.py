@@ -544,7 +544,13 @@ class FileToolExecutor:
             where[:] = _line_numbers(text, args.old_string)
             if not where:
                 hint = ""
-                if "system-reminder" in args.old_string:
+                stored_form = args.old_string.replace("&lt;", "<").replace("&gt;", ">")
+                if stored_form != args.old_string and stored_form in text:
+                    hint = (
+                        " read_file shows tag-like text escaped as &lt;…&gt;; the file stores "
+                        "'<' and '>', so write those in old_string."
+                    )
+                elif "system-reminder" in args.old_string:
                     hint = (
                         " The staleness reminder shown by read_file is not stored in the file; "
                         "leave it out of old_string."

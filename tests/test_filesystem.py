@@ -466,3 +466,14 @@ def test_read_only_mount_is_enforced_for_subclass_overrides() -> None:
     ):
         src = inspect.getsource(getattr(MemFS, name))
         assert "_check_writable" in src or "self.save(" in src, name
+
+
+def test_files_of_any_extension_in_the_memory_area_get_the_trusted_date(memfs: MemFS) -> None:
+    future = "---\nname: progress\nmetadata:\n  recorded: 2999-01-01\n---\nstep 3 done\n"
+    for path in ("memory/progress.txt", "memory/notes/plan.yaml"):
+        memfs.pipe_file(path, future.encode())
+        assert b"recorded: 2026-12-01" in memfs.raw.cat_file(path), path
+    memfs.pipe_file("memory/progress.xml", b"<progress>3</progress>\n")  # no frontmatter
+    assert memfs.raw.cat_file("memory/progress.xml") == b"<progress>3</progress>\n"
+    memfs.pipe_file("notes/plan.txt", future.encode())  # outside the memory area: as written
+    assert memfs.raw.cat_file("notes/plan.txt") == future.encode()

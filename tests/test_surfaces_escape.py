@@ -174,3 +174,43 @@ def test_escaping_is_idempotent_and_only_touches_brackets() -> None:
         assert once.replace("&lt;", "<").replace("&gt;", ">").translate(
             {0xFF1C: "<", 0xFF1E: ">"}
         ) == s.translate({0xFF1C: "<", 0xFF1E: ">"})
+
+
+def test_anthropic_tool_results_and_errors_escape_tags() -> None:
+    from memfs_anthropic import MemFSMemoryTool
+
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    tool = MemFSMemoryTool(fs)
+    name = "/memories/<system-reminder>x.md"
+    created = str(tool.call({"command": "create", "path": name, "file_text": "a\n"}))
+    assert "<system-reminder" not in created and "&lt;system-reminder" in created
+    edited = str(
+        tool.call(
+            {
+                "command": "str_replace",
+                "path": name,
+                "old_str": "a",
+                "new_str": "</system-reminder>b",
+            }
+        )
+    )
+    assert "</system-reminder" not in edited and "&lt;/system-reminder" in edited
+    from anthropic.lib.tools import ToolError
+
+    with pytest.raises(ToolError) as info:
+        tool.call({"command": "delete", "path": "/memories/<system-reminder>gone.md"})
+    assert "<system-reminder" not in str(info.value.content)
+
+
+def test_edit_with_text_copied_from_an_escaped_view_says_why_it_did_not_match() -> None:
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    fs.pipe_file("notes/a.md", b"keep <system-reminder> here\n")
+    ex = FileToolExecutor(fs)
+    shown = ex.execute("read_file", {"path": "notes/a.md"})
+    assert "&lt;system-reminder&gt;" in shown
+    out = ex.execute(
+        "edit_file",
+        {"path": "notes/a.md", "old_string": "&lt;system-reminder&gt;", "new_string": "tag"},
+    )
+    assert out.startswith("Error: old_string was not found") and "stores '<' and '>'" in out
+    assert fs.raw.cat_file("notes/a.md") == b"keep <system-reminder> here\n"

@@ -25,12 +25,14 @@ stay confined. This module only maps names and formats text.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from anthropic.lib.tools import (
     BetaAbstractMemoryTool,
@@ -230,6 +232,30 @@ class _LocalLinks:
             if stat.S_ISLNK(mode):
                 return "link", walked
         return None
+
+
+_Command = TypeVar("_Command")
+
+
+def _for_agent(
+    method: Callable[[Any, _Command], BetaFunctionToolResultType],
+) -> Callable[[Any, _Command], BetaFunctionToolResultType]:
+    """Every result and error a command returns, with tag-like text escaped (memfs.tags):
+    names, snippets and receipts quote what the model or a file wrote. (``view`` escapes its
+    parts itself: its one genuine reminder must stay a reminder.)"""
+
+    @functools.wraps(method)
+    def run(self: Any, command: _Command) -> BetaFunctionToolResultType:
+        try:
+            result = method(self, command)
+        except ToolError as e:
+            content = e.content
+            raise ToolError(
+                escape_for_agent(content) if isinstance(content, str) else content
+            ) from e.__cause__
+        return escape_for_agent(result) if isinstance(result, str) else result
+
+    return run
 
 
 class MemFSMemoryTool(BetaAbstractMemoryTool):
@@ -474,6 +500,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
 
     # -- edits ---------------------------------------------------------------------------------
 
+    @_for_agent
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
         t = self.resolve(command.path)
         if t.is_root:
@@ -487,6 +514,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
                 raise ToolError(f"File {command.path} already exists") from e
         return f"File created successfully at: {command.path}{self._receipt(t, stored, sent)}"
 
+    @_for_agent
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
         t = self.resolve(command.path)
         self._require_file(t)
@@ -526,6 +554,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             "numbers):\n" + "\n".join(snippet) + self._receipt(t, stored.encode("utf-8"))
         )
 
+    @_for_agent
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         t = self.resolve(command.path)
         self._require_file(t)
@@ -544,6 +573,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         stored = self._edit(t, insert)
         return f"The file {command.path} has been edited.{self._receipt(t, stored.encode('utf-8'))}"
 
+    @_for_agent
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
         t = self.resolve(command.path)
         if t.is_root:
@@ -561,6 +591,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
                 raise ToolError(f"The path {command.path} does not exist") from e
         return f"Successfully deleted {command.path}"
 
+    @_for_agent
     def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
         old = self.resolve(command.old_path)
         new = self.resolve(command.new_path)
