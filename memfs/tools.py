@@ -1,8 +1,8 @@
 """The agent's file tools over a :class:`~memfs.filesystem.MemFS`.
 
-The platform's names (seed Appendix B②): ``read_file``, ``write_file``, ``edit_file``,
-``list_files``, ``exists``, ``delete_file``. Memory needs no other tool (decision 2): the
-agent writes ``memory/*.md`` and ``MEMORY.md`` with these.
+The platform's names: ``read_file``, ``write_file``, ``edit_file``, ``list_files``, ``exists``,
+``delete_file``. Memory needs no other tool: the agent writes its memory files and the index
+with these, mid-turn (docs/design.md says why).
 
 Each tool's arguments are a pydantic model; :func:`file_tool_schemas` turns them into
 OpenAI-format tool schemas, and :class:`FileToolExecutor` runs one call against a MemFS and

@@ -1,8 +1,8 @@
 """The live-check harness against a scripted model: plumbing only, never a verdict on a model.
 
 The scripted model runs through the real ``memfs_litellm.run_turn`` (file tools on MemFS,
-read-only mount for workflow turns), so these tests cover seeding, snapshots, per-sample files,
-the incremental ``samples.jsonl``, resume, the report and the CLI.
+read-only mount for workflow turns), so these tests cover populating workspaces, snapshots,
+per-sample files, the incremental ``samples.jsonl``, resume, the report and the CLI.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The generated store has the seed's §4.1/§4.3 shape and is deterministic."""
+"""The generated store has the measured store's shape (sizes, types, index tiers) and is
+deterministic."""
 
 from __future__ import annotations
 
@@ -50,9 +51,9 @@ def test_types_and_descriptions(seed_store):
     assert types == {"project": 207, "feedback": 45, "reference": 7, "user": 1, None: 1}
     assert sum(r.description is None for r in records) == 46
     described = [len(r.description) for r in records if r.description]
-    assert 95 <= statistics.mean(described) <= 115  # seed §4.2: 109 characters on average
+    assert 95 <= statistics.mean(described) <= 115  # the measured store: 109 characters on average
     styles = Counter(r.name_style for r in records)
-    assert styles["kebab"] > styles["snake"] > 0  # both styles coexist (§4.6)
+    assert styles["kebab"] > styles["snake"] > 0  # both styles coexist, as in a real store
     assert any("node_type" in r.extra for r in records)
     assert any("originSessionId" in r.extra for r in records)
     assert all(r.recorded is not None and r.recorded <= TODAY for r in records)
@@ -74,8 +75,8 @@ def test_index_shape(seed_store):
     assert not index.linked_paths() - files  # no broken links
     hot = statistics.mean(len(e.text) for e in index.entries)
     cold = sum(len(p.text) for p in index.packed) / index.folded_count
-    assert 120 <= hot <= 142  # seed §4.3: ~131
-    assert 43 <= cold <= 55  # seed §4.3: ~49
+    assert 120 <= hot <= 142  # a hot line: ~131 characters in the measured store
+    assert 43 <= cold <= 55  # a packed member: ~49 characters
 
 
 def test_deterministic_and_seeded():

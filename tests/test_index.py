@@ -120,7 +120,7 @@ def test_bare_names_backticks_and_a_second_reference_in_a_hook():
 
 def test_a_plain_file_name_names_a_memory_in_the_platform_layout():
     idx = parse_index(
-        "- [Role](user_role.md) — the Appendix A form\n- see `b.md` and memory/c.md\n"
+        "- [Role](user_role.md) — Claude Code's own form\n- see `b.md` and memory/c.md\n"
     )
     assert idx.entries[0].path == "user_role.md"  # as the link resolves
     assert idx.entries[0].memory_path == "memory/user_role.md"  # the memory it names

@@ -22,7 +22,8 @@ from memfs.stats import collect_stats
 
 from tests.conftest import TODAY
 
-# The seed's figures (§4.1, §4.3, §4.4, §5) and how close the generated store must come.
+# The measured store's figures (sizes, index tiers, index cost, the derived index) and how close
+# the generated store must come.
 SEED: dict[str, Any] = {
     "files": 261,
     "sizes": (975, 3258, 33159),
@@ -59,7 +60,7 @@ def test_memory_files_match_the_seed(seed_report):
     assert r.memory_files == SEED["files"]
     assert (r.sizes.min, r.sizes.median, r.sizes.max) == SEED["sizes"]
     assert {t: r.types[t] for t in SEED["types"]} == SEED["types"]
-    assert r.types["none"] == 1  # the seed's type counts sum to 260 of 261
+    assert r.types["none"] == 1  # the measured store's type counts sum to 260 of 261
     assert r.without_description == SEED["without_description"]
     assert r.name_styles["kebab"] > 0 and r.name_styles["snake"] > 0
     assert {"node_type", "originSessionId"} <= set(r.extra_keys)
@@ -80,7 +81,8 @@ def test_index_matches_the_seed(seed_report):
     assert ix.broken_links == 0
     assert _close(ix.hot_chars_per_entry, SEED["hot_cost"], 0.10)
     assert _close(ix.cold_chars_per_memory, SEED["cold_cost"], 0.10)
-    # The seed's 5,860 came from the platform's estimator on the real index: same magnitude.
+    # The measured store's 5,860 came from the platform's estimator on the real index: same
+    # magnitude.
     assert _close(ix.estimated_tokens, SEED["index_tokens"], 0.10)
     assert ix.estimated_tokens_with_margin == round(ix.estimated_tokens * 1.1 + 0.499999)
 
