@@ -16,6 +16,17 @@ _RELATIVE_ADVICE = (
 )
 
 
+def message(e: BaseException) -> str:
+    """The one line a person or an agent reads for ``e``: an OSError's own message (no
+    ``[Errno N]`` prefix, no repeated path), anything else as it prints."""
+    if isinstance(e, OSError) and e.strerror:
+        text = str(e.strerror)
+        if e.filename is not None and str(e.filename) not in text:
+            text += f": {str(e.filename)!r}"  # a host file named on the command line
+        return text
+    return str(e)
+
+
 def _shown(path: str) -> str:
     return path or "/"
 
@@ -384,6 +395,7 @@ __all__ = [
     "is_a_directory",
     "is_a_file",
     "is_a_symlink",
+    "message",
     "move_into_itself",
     "not_a_directory",
     "not_a_regular_file",

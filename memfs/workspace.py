@@ -23,8 +23,10 @@ from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
 WORKSPACE_HELP = "workspace directory or fsspec URL (s3://bucket/items/42)"
 
 
-def open_store(target: str, *, create: bool = False) -> FileStore:
-    """The store behind ``target``; a missing local directory is an error unless ``create``."""
+def open_store(target: str, *, create: bool = False, offer_create: bool = False) -> FileStore:
+    """The store behind ``target``; a missing local directory is an error unless ``create``.
+
+    ``offer_create``: the command has ``--create``, so the error says to add it."""
     if target.startswith("file://"):
         target = target[len("file://") :] or "/"
     if "://" in target:
@@ -35,10 +37,11 @@ def open_store(target: str, *, create: bool = False) -> FileStore:
                 errno.ENOTDIR, f"{target!r} is a file, not a workspace directory.", target
             )
         if not create:
+            todo = ", or add --create to make a new workspace" if offer_create else ""
             raise FileNotFoundError(
                 errno.ENOENT,
                 f"No workspace directory at {target!r}. Pass an existing directory or an fsspec "
-                "URL such as s3://bucket/items/42, or add --create to make a new workspace.",
+                f"URL such as s3://bucket/items/42{todo}.",
                 target,
             )
     return LocalFileStore(target, create=create)
@@ -56,6 +59,7 @@ def open_workspace(
     *,
     read_only: bool = False,
     create: bool = False,
+    offer_create: bool = False,
     layout: Layout | str = "auto",
 ) -> Workspace:
     """A MemFS over ``target``; ``read_only`` mounts it read-only and never creates it.
@@ -65,7 +69,7 @@ def open_workspace(
     """
     if read_only and create:
         raise ValueError("A read-only workspace is never created; drop --create or --read-only.")
-    store = open_store(target, create=create)
+    store = open_store(target, create=create, offer_create=offer_create)
     if isinstance(layout, Layout):
         found = Detection(layout, "given")
     else:

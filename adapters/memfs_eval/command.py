@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memfs.errors import message
 from memfs.prompt import PROMPT_VARIANTS
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -169,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
                 config.scenarios or None, directory=scenario_dir or config.scenario_dir
             )
         except ScenarioError as e:
-            print(f"memfs eval: {e}", file=sys.stderr)
+            print(f"memfs eval: {message(e)}", file=sys.stderr)
             return 2
         if args.rejudge:
             changed = rejudge(args.report, scenarios, config)
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
         scenarios = load_scenarios(ids or None, directory=scenario_dir)
         arms = _arms(args)
     except (ScenarioError, ValueError) as e:
-        print(f"memfs eval: {e}", file=sys.stderr)
+        print(f"memfs eval: {message(e)}", file=sys.stderr)
         return 2
     if args.lang:
         scenarios = [s for s in scenarios if s.lang == args.lang]
@@ -215,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         kwargs = _endpoint(args)
     except ValueError as e:
-        print(f"memfs eval: {e}", file=sys.stderr)
+        print(f"memfs eval: {message(e)}", file=sys.stderr)
         return 2
     config = RunConfig(
         model=args.model,
@@ -293,7 +294,7 @@ def run(args: argparse.Namespace) -> int:
             )
         except EndpointFailedError as e:
             progress.stop()
-            print(f"memfs eval: {e}", file=sys.stderr)
+            print(f"memfs eval: {message(e)}", file=sys.stderr)
             return 1
     if report.arms:
         print(arm_table(report))

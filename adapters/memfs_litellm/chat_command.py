@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from memfs.errors import message
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
 from memfs.workspace import add_workspace_argument, load_manifest, open_workspace
@@ -159,11 +160,15 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         model, kwargs = resolve_model(args.model, args.api_base, args.api_key)
         manifest = load_manifest(args.app)
         fs, found = open_workspace(
-            args.workspace, create=args.create, read_only=args.workflow, layout=args.layout
+            args.workspace,
+            create=args.create,
+            offer_create=True,
+            read_only=args.workflow,
+            layout=args.layout,
         )
         print(f"memfs chat: {args.workspace} — {found.describe()}", file=sys.stderr)
     except (OSError, ValueError) as e:
-        print(f"memfs chat: {e}", file=sys.stderr)
+        print(f"memfs chat: {message(e)}", file=sys.stderr)
         return 2
     if args.no_memory:
         manifest = manifest.model_copy(update={"memory": False})

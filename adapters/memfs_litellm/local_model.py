@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from memfs.errors import message
 from pydantic import BaseModel
 
 DEFAULT_HOST = "127.0.0.1"
@@ -765,7 +766,7 @@ def _cmd_install(args: argparse.Namespace) -> int:
     try:
         report = install(find_links=args.find_links, log=log, smoke=not args.no_smoke_test)
     except (OSError, ValueError) as e:
-        print(f"memfs model install: {e}", file=sys.stderr)
+        print(f"memfs model install: {message(e)}", file=sys.stderr)
         return 1
     print(report.model_dump_json(indent=2))
     return 0
@@ -781,7 +782,7 @@ def _cmd_start(args: argparse.Namespace) -> int:
             prompt_cache_bytes=int(args.prompt_cache_gib * (1 << 30)) or None,
         )
     except (OSError, ValueError) as e:
-        print(f"memfs model start: {e}", file=sys.stderr)
+        print(f"memfs model start: {message(e)}", file=sys.stderr)
         return 1
     print(f"model server pid {pid} on {api_base(args.host, args.port)} (model {LITELLM_MODEL})")
     return 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 import anyio
+from memfs.errors import message
 from memfs.filesystem import MemFS
 from memfs.workspace import add_workspace_argument, open_workspace
 
@@ -58,11 +59,15 @@ def _serve_http(fs: MemFS, port: int) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         fs, found = open_workspace(
-            args.workspace, read_only=args.read_only, create=args.create, layout=args.layout
+            args.workspace,
+            read_only=args.read_only,
+            create=args.create,
+            offer_create=True,
+            layout=args.layout,
         )
         print(f"memfs mcp: {args.workspace} — {found.describe()}", file=sys.stderr)
     except (OSError, ValueError) as e:
-        print(f"memfs mcp: cannot open workspace {args.workspace!r}: {e}", file=sys.stderr)
+        print(f"memfs mcp: {message(e)}", file=sys.stderr)
         return 2
     if args.http:
         _serve_http(fs, args.port)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from memfs.errors import message
 from memfs.workspace import add_workspace_argument, open_workspace
 
 
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
         data = (fs.raw if args.raw else fs).cat_file(args.path)
     except (OSError, ValueError) as e:
-        print(f"memfs cat: {e}", file=sys.stderr)
+        print(f"memfs cat: {message(e)}", file=sys.stderr)
         return 1
     print(f"layout: {found.describe()}", file=sys.stderr)
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None

@@ -7,6 +7,7 @@ import json
 import sys
 
 from memfs.entrypoints import TurnMode
+from memfs.errors import message
 from memfs.prompt import memory_prompt
 from memfs.tokens import DEFAULT_MARGIN_RATIO, estimate_tokens, with_margin
 from memfs.turns import build_turn
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
         manifest = load_manifest(args.app)
     except (OSError, ValueError) as e:
-        print(f"memfs context: {e}", file=sys.stderr)
+        print(f"memfs context: {message(e)}", file=sys.stderr)
         return 2
     print(f"layout: {found.describe()}", file=sys.stderr)
     mode: TurnMode = "workflow" if args.workflow else "chat"

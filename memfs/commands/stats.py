@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from memfs.errors import message
 from memfs.stats import CLAUDE_CODE_MAX_CHARS, CLAUDE_CODE_MAX_LINES, StatsReport, collect_stats
 from memfs.workspace import add_workspace_argument, open_workspace
 
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
         report = collect_stats(fs)
     except (OSError, ValueError) as e:
-        print(f"memfs stats: {e}", file=sys.stderr)
+        print(f"memfs stats: {message(e)}", file=sys.stderr)
         return 2
     report.layout_reason = found.reason
     if args.json:

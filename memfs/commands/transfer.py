@@ -36,6 +36,7 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from memfs.errors import message
 from memfs.filesystem import MemFS
 from memfs.index import MARKDOWN_LINK, resolve_link
 from memfs.layout import PLATFORM, Detection, Layout, detect_layout, resolve_layout
@@ -327,7 +328,7 @@ def _run(args: argparse.Namespace, direction: Direction) -> int:
         dst = _destination(dst_arg, dst_layout, args.dry_run)
         plan = plan_transfer(src, dst, direction)
     except (OSError, ValueError) as e:
-        print(f"{name}: {e}", file=sys.stderr)
+        print(f"{name}: {message(e)}", file=sys.stderr)
         return 2
     print(f"{name}: from {src_arg} — {found.describe()}")
     print(f"{' ' * len(name)}  into {dst_arg} — {dst_layout.describe()}")
@@ -365,7 +366,7 @@ def _run(args: argparse.Namespace, direction: Direction) -> int:
     try:
         apply_transfer(plan, dst)
     except (OSError, ValueError) as e:
-        print(f"{name}: {e}", file=sys.stderr)
+        print(f"{name}: {message(e)}", file=sys.stderr)
         return 2
     print(f"{verb.capitalize()} {len(plan.copies)} files ({plan.total_bytes:,} bytes).")
     return 0
