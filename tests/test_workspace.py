@@ -15,9 +15,9 @@ from memfs.workspace import open_store, open_workspace
 def test_a_missing_directory_is_an_error_unless_create(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="add --create"):
         open_workspace(str(tmp_path / "ws"), offer_create=True)
-    with pytest.raises(FileNotFoundError, match=r"s3://bucket/items/42\.$"):
+    with pytest.raises(FileNotFoundError) as info:
         open_workspace(str(tmp_path / "ws"))
-    assert "--create" not in str(info.value)  # a command without --create does not offer it
+    assert info.value.strerror.endswith("such as s3://bucket/items/42.")  # no --create offered
     assert not (tmp_path / "ws").exists()
     fs, _ = open_workspace(str(tmp_path / "ws"), create=True)
     assert (tmp_path / "ws").is_dir() and isinstance(fs.store, LocalFileStore)
