@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memfs.stores import FileStore, supports_preconditions
+from memfs.stores import FileStore, supports_preconditions, supports_versioned_reads
 
 STORE_METHODS: tuple[str, ...] = (
     "write",
@@ -94,8 +94,9 @@ class CountingFileStore:
         self._bytes_read = 0
         self._bytes_written = 0
         # Declare exactly what the inner store can do: counting must not change which
-        # conditional-write path MemFS takes.
+        # paths MemFS takes.
         self.conditional_writes = supports_preconditions(inner)
+        self.versioned_reads = supports_versioned_reads(inner)
 
     def __repr__(self) -> str:
         # MemFS and fsspec key caches on repr: keep it stable and distinct from the inner store.
@@ -178,6 +179,17 @@ class CountingFileStore:
             raise
         self._count("read", read=len(data))
         return data
+
+    def read_versioned(self, path: str) -> tuple[bytes, Hashable | None]:
+        """A ``read`` that also returns the version (counted as the one read it is)."""
+        inner: Any = self.inner
+        try:
+            data, version = inner.read_versioned(path)
+        except BaseException:
+            self._count("read")
+            raise
+        self._count("read", read=len(data))
+        return data, version
 
     def read_to_file(self, path: str, local_path: str) -> None:
         self._count("read_to_file")

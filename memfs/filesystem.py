@@ -23,7 +23,7 @@ import io
 import os
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 import fsspec
@@ -43,6 +43,7 @@ from memfs.stores import (
     FileStore,
     FsspecFileStore,
     LocalFileStore,
+    supports_versioned_reads,
     with_preconditions,
 )
 from memfs.tags import escape_for_agent_bytes
@@ -119,6 +120,7 @@ class MemFS(AbstractFileSystem):
                 )
         # Wrapped once here, so every write below is one call whatever the store can do.
         self.store: ConditionalFileStore = with_preconditions(store)
+        self._versioned = supports_versioned_reads(self.store)
         self.is_read_only = read_only
         self.decorates = decorate
         self.stamps = stamp
@@ -213,26 +215,35 @@ class MemFS(AbstractFileSystem):
 
     # -- the view a reader gets ------------------------------------------------------------------
 
-    def _view(self, rel: str, raw: bytes) -> bytes:
+    def _view(self, rel: str, raw: bytes, version: Hashable | None = None) -> bytes:
         """What an agent reads of ``rel``: a memory file decorated (:mod:`memfs.staleness`),
         any other file with MemFS's own tags in it escaped (:mod:`memfs.tags`), so that no
-        surface reading through this view can show a forged reminder or frame."""
+        surface reading through this view can show a forged reminder or frame. ``version``
+        (from a store with versioned reads) lets a view of the same version be reused without
+        comparing the bytes again."""
         if not self.decorates:
             return raw
         if self.layout.is_memory_file(rel):
-            return staleness.decorate(raw, self.today())
-        return escape_for_agent_bytes(raw)
+            return staleness.decorate(raw, self.today(), version)
+        return escape_for_agent_bytes(raw, version)
+
+    def _read(self, rel: str) -> tuple[bytes, Hashable | None]:
+        """One store read, with the version when the store can tell it."""
+        if self._versioned:
+            store: Any = self.store
+            return store.read_versioned(rel)  # type: ignore[no-any-return]
+        return self.store.read(rel), None
 
     def _read_view(self, rel: str) -> bytes:
-        return self._view(rel, self.store.read(rel))
+        return self._view(rel, *self._read(rel))
 
     def read_with_view(self, path: str) -> tuple[bytes, bytes]:
         """The stored bytes of ``path`` and the view a reader gets of them, from one read."""
         rel = self._rel(path)
         if not rel:
             raise errors.is_a_directory(rel)
-        raw = self.store.read(rel)
-        return raw, self._view(rel, raw)
+        raw, version = self._read(rel)
+        return raw, self._view(rel, raw, version)
 
     # -- the one write path ------------------------------------------------------------------------
 

@@ -176,7 +176,7 @@ class _Resolver:
     def wikilink(self, name: str) -> str:
         if self.layout is not None:
             return self.layout.memory_path(name)
-        name = name.strip()
+        name = name.strip().lstrip("/")  # a wikilink names a memory, never an absolute path
         if not name.endswith(".md"):
             name += ".md"
         base = posixpath.dirname(self.index_path)

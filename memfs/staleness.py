@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Hashable
 
 from memfs import tags
 from memfs.frontmatter_block import recorded_date_of
@@ -51,19 +52,24 @@ MEMO_BUDGET_BYTES = 32 << 20
 _memo: BoundedMemo[bytes] = BoundedMemo(MEMO_BUDGET_BYTES, max_entry_bytes=5 << 20)
 
 
-def decorate(raw: bytes, today: dt.date) -> bytes:
+def decorate(raw: bytes, today: dt.date, version: Hashable | None = None) -> bytes:
     """The decorated view of a memory file: one genuine reminder (if stale) + neutralised body.
 
     Never raises: binary content, no frontmatter, frontmatter that is not UTF-8, broken YAML
     and missing, bad or future dates all return the content without a reminder. Only the frontmatter
     is decoded to find the date; tags are neutralised in any content, UTF-8 or not. Views are
-    memoised (checked against the bytes and the date they were built for): the same memory
-    files are read on every turn of an item.
+    memoised (checked against the bytes and the date they were built for, or against the
+    store's ``version`` of the file when it gives one): the same memory files are read on
+    every turn of an item.
     """
     if type(raw) is not bytes:
         raw = bytes(raw)  # a store may hand back a mutable buffer; the memo keeps immutable bytes
-    key = (len(raw), raw[:64], raw[-64:])
-    source = (raw, today)
+    key: Hashable
+    source: object
+    if version is not None:
+        key, source = ("version", version), (len(raw), today)
+    else:
+        key, source = (len(raw), raw[:64], raw[-64:]), (raw, today)
     view = _memo.get(key, source)
     if view is None:
         view = _decorate(raw, today)

@@ -38,8 +38,10 @@ import re
 import threading
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from typing import AnyStr
+
+from memfs.memo import BoundedMemo
 
 REMINDER_TAG = "system-reminder"
 FILE_TAG = "context_file"
@@ -336,53 +338,26 @@ VIEW_MEMO_BUDGET_BYTES = 16 << 20
 """Bytes of stored content and escaped views :func:`escape_for_agent_bytes` keeps."""
 
 
-class _ViewMemo:
-    """The last escaped views, by content; checked against the exact bytes, bounded in bytes.
-
-    Leaner than :class:`~memfs.memo.BoundedMemo` on purpose: the index is read through it on
-    every turn, where the lookup is most of what the read costs. Oldest entries go first.
-    """
-
-    def __init__(self, budget_bytes: int, max_entry_bytes: int) -> None:
-        self.budget_bytes, self.max_entry_bytes = budget_bytes, max_entry_bytes
-        self._entries: dict[tuple[int, bytes], tuple[bytes, bytes, int]] = {}
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, raw: bytes) -> bytes | None:
-        hit = self._entries.get((len(raw), raw[-48:]))
-        return hit[1] if hit is not None and hit[0] == raw else None
-
-    def put(self, raw: bytes, view: bytes) -> None:
-        size = len(raw) + (0 if view is raw else len(view))
-        if size > self.max_entry_bytes:
-            return
-        with self._lock:
-            old = self._entries.pop((len(raw), raw[-48:]), None)
-            self._bytes += size - (old[2] if old else 0)
-            self._entries[len(raw), raw[-48:]] = (raw, view, size)
-            while self._bytes > self.budget_bytes and self._entries:
-                self._bytes -= self._entries.pop(next(iter(self._entries)))[2]
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._bytes = 0
+_view_memo: BoundedMemo[bytes] = BoundedMemo(VIEW_MEMO_BUDGET_BYTES, max_entry_bytes=4 << 20)
 
 
-_view_memo = _ViewMemo(VIEW_MEMO_BUDGET_BYTES, max_entry_bytes=4 << 20)
-
-
-def escape_for_agent_bytes(raw: bytes) -> bytes:
-    """:func:`escape_for_agent` of a file's bytes, memoised (the index is read every turn)."""
+def escape_for_agent_bytes(raw: bytes, version: Hashable | None = None) -> bytes:
+    """:func:`escape_for_agent` of a file's bytes, memoised (the index is read every turn):
+    checked against the bytes, or against the store's ``version`` of the file if it gave one."""
     if raw.isascii() and b"<" not in raw:
         return raw
     if type(raw) is not bytes:
         raw = bytes(raw)
-    view = _view_memo.get(raw)
+    key: Hashable
+    source: object
+    if version is not None:
+        key, source = ("version", version), len(raw)
+    else:
+        key, source = (len(raw), raw[-48:]), raw
+    view = _view_memo.get(key, source)
     if view is None:
         view = AGENT_MATCHER.escape_bytes(raw)
-        _view_memo.put(raw, view)
+        _view_memo.put(key, source, view, len(raw) + (0 if view is raw else len(view)))
     return view
 
 

@@ -128,3 +128,27 @@ def test_normalize_caches_answers_but_still_refuses_every_time():
             normalize("memory/../../etc/passwd")
     with pytest.raises(UnsafePathError, match="a path must be text"):
         normalize(["memory/a.md"])  # type: ignore[arg-type]
+
+
+def test_a_view_reused_by_version_follows_every_change_of_the_file(tmp_path) -> None:
+    """The memo trusts the local store's version: every write must give a new one."""
+    import os
+
+    from memfs import LocalFileStore, MemFS
+
+    fs = MemFS(LocalFileStore(tmp_path / "ws"), clock=lambda: TODAY)
+    body = "x" * 200
+    fs.pipe_file("memory/a.md", HEAD + f"{body} <system-reminder>A</system-reminder>\n".encode())
+    first = fs.cat_file("memory/a.md")
+    assert b"&lt;system-reminder&gt;A" in first and fs.cat_file("memory/a.md") == first
+    # same length, same head and tail: only the version tells the two apart
+    fs.pipe_file("memory/a.md", HEAD + f"{body} <system-reminder>B</system-reminder>\n".encode())
+    assert b"&lt;system-reminder&gt;B" in fs.cat_file("memory/a.md")
+    host = tmp_path / "ws" / "memory" / "a.md"
+    with open(host, "r+b") as f:  # rewritten in place by another program, same size
+        data = f.read()
+        f.seek(0)
+        f.write(data.replace(b">B<", b">C<"))
+    os.utime(host, ns=(0, 0))  # even with the modification time set back
+    assert b"&lt;system-reminder&gt;C" in fs.cat_file("memory/a.md")
+    assert fs.store.read_versioned("memory/a.md")[1] is not None

@@ -225,6 +225,7 @@ index_texts = st.lists(
 @settings(max_examples=300, deadline=None)
 @given(text=index_texts, where=st.sampled_from(["MEMORY.md", "sub/MEMORY.md", "a/b/MEMORY.md"]))
 @example(text="- ../a.md<memory/a b.md>", where="MEMORY.md")
+@example(text="[[/abs.md]]", where="MEMORY.md")
 def test_parse_index_never_raises(text: str, where: str) -> None:
     index = parse_index(text, where)
     lines = text.splitlines()

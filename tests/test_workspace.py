@@ -17,7 +17,7 @@ def test_a_missing_directory_is_an_error_unless_create(tmp_path: Path) -> None:
         open_workspace(str(tmp_path / "ws"), offer_create=True)
     with pytest.raises(FileNotFoundError) as info:
         open_workspace(str(tmp_path / "ws"))
-    assert info.value.strerror.endswith("such as s3://bucket/items/42.")  # no --create offered
+    assert str(info.value.strerror).endswith("s3://bucket/items/42.")  # no --create offered
     assert not (tmp_path / "ws").exists()
     fs, _ = open_workspace(str(tmp_path / "ws"), create=True)
     assert (tmp_path / "ws").is_dir() and isinstance(fs.store, LocalFileStore)

@@ -14,7 +14,13 @@ from memfs.stores.fsspec import FsspecFileStore
 from memfs.stores.host import TEMP_PREFIX
 from memfs.stores.local import LocalFileStore
 from memfs.stores.memory import InMemoryFileStore
-from memfs.stores.protocol import ConditionalFileStore, FileStore, supports_preconditions
+from memfs.stores.protocol import (
+    ConditionalFileStore,
+    FileStore,
+    VersionedFileStore,
+    supports_preconditions,
+    supports_versioned_reads,
+)
 from memfs.stores.s3 import S3FileStore
 
 __all__ = [
@@ -26,6 +32,8 @@ __all__ = [
     "LocalFileStore",
     "ProcessLockedStore",
     "S3FileStore",
+    "VersionedFileStore",
     "supports_preconditions",
+    "supports_versioned_reads",
     "with_preconditions",
 ]

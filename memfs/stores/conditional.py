@@ -10,11 +10,17 @@ native preconditions (local disk: per-path flock; S3: If-Match) for that.
 from __future__ import annotations
 
 import threading
+from collections.abc import Hashable
 from typing import Any
 
 from memfs.conflicts import check_delete, check_precondition, check_sha256
 from memfs.paths import normalize
-from memfs.stores.protocol import ConditionalFileStore, FileStore, supports_preconditions
+from memfs.stores.protocol import (
+    ConditionalFileStore,
+    FileStore,
+    supports_preconditions,
+    supports_versioned_reads,
+)
 
 _PROCESS_LOCK = threading.RLock()
 
@@ -26,6 +32,7 @@ class ProcessLockedStore:
 
     def __init__(self, inner: FileStore) -> None:
         self.inner = inner
+        self.versioned_reads = supports_versioned_reads(inner)
 
     def __repr__(self) -> str:
         return f"ProcessLockedStore({self.inner!r})"
@@ -62,6 +69,10 @@ class ProcessLockedStore:
 
     def read(self, path: str) -> bytes:
         return self.inner.read(path)
+
+    def read_versioned(self, path: str) -> tuple[bytes, Hashable | None]:
+        inner: Any = self.inner
+        return inner.read_versioned(path)  # type: ignore[no-any-return]
 
     def read_to_file(self, path: str, local_path: str) -> None:
         self.inner.read_to_file(path, local_path)

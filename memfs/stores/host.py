@@ -109,8 +109,8 @@ def lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
         return None
 
 
-def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, int] | None:
-    """A read descriptor of ``name`` in ``dir_fd`` (workspace path ``rel``) and the file's size;
+def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result] | None:
+    """A read descriptor of ``name`` in ``dir_fd`` (workspace path ``rel``) and its ``fstat``;
     None if absent.
 
     The entry is checked before it is opened, so a FIFO, socket or device is never opened (an
@@ -135,7 +135,13 @@ def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, int] | None:
     except BaseException:
         os.close(fd)
         raise
-    return fd, st.st_size
+    return fd, st
+
+
+def version_of(st: os.stat_result) -> tuple[int, ...]:
+    """A token that changes whenever the file's content can have changed: an atomic replace
+    gives a new inode, and any write in place moves the change time, which no caller can set."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def read_all(fd: int, size: int) -> bytes:
@@ -155,11 +161,28 @@ def read_regular(dir_fd: int, name: str, rel: str) -> bytes | None:
     opened = open_regular(dir_fd, name, rel)
     if opened is None:
         return None
-    fd, size = opened
+    fd, st = opened
     try:
-        return read_all(fd, size)
+        return read_all(fd, st.st_size)
     finally:
         os.close(fd)
+
+
+def read_regular_versioned(
+    dir_fd: int, name: str, rel: str
+) -> tuple[bytes, tuple[int, ...] | None] | None:
+    """:func:`read_regular` and the version read (None if the file changed while it was read)."""
+    opened = open_regular(dir_fd, name, rel)
+    if opened is None:
+        return None
+    fd, st = opened
+    try:
+        data = read_all(fd, st.st_size)
+        after = os.fstat(fd)
+    finally:
+        os.close(fd)
+    before = version_of(st)
+    return data, before if version_of(after) == before else None
 
 
 @contextlib.contextmanager

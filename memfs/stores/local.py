@@ -17,7 +17,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256
@@ -30,6 +30,7 @@ from memfs.stores.host import (
     path_lock,
     platform_supported,
     read_regular,
+    read_regular_versioned,
     refuse_unless_regular,
     replace_file,
 )
@@ -51,6 +52,7 @@ class LocalFileStore:
     """
 
     conditional_writes = True
+    versioned_reads = True
 
     def __init__(
         self,
@@ -233,6 +235,17 @@ class LocalFileStore:
         if data is None:
             raise errors.not_found(rel)
         return data
+
+    def read_versioned(self, path: str) -> tuple[bytes, Hashable | None]:
+        """:meth:`read` and the file's version (inode, size, modification and change times)."""
+        rel = normalize(path)
+        if not rel:
+            raise errors.is_a_directory(rel)
+        with self._at(rel, "read") as at:
+            got = None if at is None else read_regular_versioned(*at, rel)
+        if got is None:
+            raise errors.not_found(rel)
+        return got
 
     def read_to_file(self, path: str, local_path: str) -> None:
         rel = normalize(path)

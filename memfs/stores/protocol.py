@@ -19,6 +19,7 @@ built over it, in a process-locked compare-and-write.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Hashable
 from typing import Protocol, runtime_checkable
 
 
@@ -87,3 +88,24 @@ def supports_preconditions(store: object) -> bool:
     ``__getattr__`` does not inherit a capability its own ``write`` may not have.
     """
     return inspect.getattr_static(store, "conditional_writes", False) is True
+
+
+@runtime_checkable
+class VersionedFileStore(FileStore, Protocol):
+    """A FileStore that also says which version of a file a read returned.
+
+    Declared with ``versioned_reads = True``. ``read_versioned`` returns the bytes and a token
+    that changes whenever the file's content can have changed (None when the store could not
+    tell for this read), so a view built from those bytes can be reused on a later read of the
+    same version without comparing the bytes again.
+    """
+
+    versioned_reads: bool
+
+    def read_versioned(self, path: str) -> tuple[bytes, Hashable | None]:
+        """The bytes stored at ``path`` and the version they are."""
+
+
+def supports_versioned_reads(store: object) -> bool:
+    """Whether ``store`` declares versioned reads (read statically, like the preconditions)."""
+    return inspect.getattr_static(store, "versioned_reads", False) is True
