@@ -78,7 +78,7 @@ def run(ws: Workspaces, sizes: tuple[int, ...] = (261, 10_000)) -> list[Row]:
             note=(
                 "Timed cold, as a `memfs stats` process runs: the frontmatter cache is emptied "
                 "before each pass. Store calls shown for 261 files: one ls, one read per file. "
-                "See the README for the profile."
+                "See docs/benchmarks.md for the profile."
             ),
             figures=figures,
         )

@@ -88,8 +88,9 @@ class Workspaces:
     def growth_dir(self, n_files: int) -> str:
         """``n_files`` memories (from the 10,000 store) under the 261 store's index, unchanged.
 
-        Hard links, so the 10,000-file variant costs no copy. The index is the same bytes at
-        every size: what grows is only the memory directory the block must not depend on.
+        Copies, not hard links: the local store refuses a file with a second name (it may be
+        an outside file). The index is the same bytes at every size: what grows is only the
+        memory directory the block must not depend on.
         """
         d = self.path(f"grow-{n_files}")
         if os.path.isdir(d):
@@ -99,6 +100,6 @@ class Workspaces:
         paths = self.generated[10_000].memory_paths[:n_files]
         os.makedirs(os.path.join(d, MEMORY_DIR))
         for p in paths:
-            os.link(os.path.join(src, p), os.path.join(d, p))
+            shutil.copyfile(os.path.join(src, p), os.path.join(d, p))
         shutil.copyfile(index_src, os.path.join(d, INDEX_FILE))
         return d
