@@ -151,4 +151,6 @@ def test_a_view_reused_by_version_follows_every_change_of_the_file(tmp_path) -> 
         f.write(data.replace(b">B<", b">C<"))
     os.utime(host, ns=(0, 0))  # even with the modification time set back
     assert b"&lt;system-reminder&gt;C" in fs.cat_file("memory/a.md")
-    assert fs.store.read_versioned("memory/a.md")[1] is not None
+    store = fs.store
+    assert isinstance(store, LocalFileStore)
+    assert store.read_versioned("memory/a.md")[1] is not None
