@@ -151,9 +151,15 @@ def _units(messages: list[Message]) -> list[list[int]]:
     return units
 
 
-def _carries(message: Message, prefix: str) -> bool:
+def _carries(message: Message, block: str) -> bool:
+    """Whether ``message`` carries the context block: it starts with it (in front of the user's
+    message, or a message of its own), or, a system message, ends with it."""
     content = message.get("content")
-    return bool(prefix) and isinstance(content, str) and content.startswith(prefix)
+    if not block or not isinstance(content, str):
+        return False
+    return content.startswith(block) or (
+        message.get("role") == "system" and content.endswith(block)
+    )
 
 
 def reduce_history(

@@ -2,24 +2,28 @@
 
 A chat turn and a workflow turn are built the same way — system prompt
 (the app's prompt plus the memory section), history, then the newest user message with the
-context block in front of it — with two differences: a workflow turn reads its files through a
+context block next to it — with two differences: a workflow turn reads its files through a
 read-only mount of the same workspace, and its memory section says memory is read-only there.
 
-The block rides only on the message sent. The history to persist holds the plain user message,
-so replaying a conversation never stacks old blocks, and building the same turn twice gives the
-same messages.
+Where the block goes is the turn's ``placement`` (:data:`PLACEMENTS`): in front of the newest
+user message (``prefix``, the default), as a message of its own right before it (``message``),
+or at the end of this turn's system prompt (``system``); how it is framed is its ``framing``
+(:data:`memfs.context.FRAMINGS`). Every placement keeps the same guarantees: the block is rebuilt
+every turn, sent only on the messages of this turn (the history to persist holds the plain user
+message, so replaying a conversation never stacks old blocks, and building the same turn twice
+gives the same messages), and the history reducer never drops it.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
 from memfs.budget import TruncationReport, reduce_history
-from memfs.context import build_context_block
+from memfs.context import Framing, build_context_block
 from memfs.entrypoints import TurnMode, mount_for_mode
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
@@ -28,6 +32,11 @@ from memfs.prompt import PromptVariant, memory_prompt
 Message = dict[str, Any]
 """One chat message in OpenAI format."""
 
+Placement = Literal["prefix", "message", "system"]
+"""Where a turn sends its context block: in front of the newest user message, as a user message
+of its own right before it, or at the end of this turn's system prompt."""
+PLACEMENTS: tuple[Placement, ...] = get_args(Placement)
+
 
 class ChatTurn(BaseModel):
     """One turn, ready to send: ``messages`` go to the model, ``persist`` goes to storage."""
@@ -35,14 +44,17 @@ class ChatTurn(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     messages: list[Message]
-    """``[system] + history + [user message with the context block in front]`` (OpenAI format)."""
+    """``[system] + history + [user message]`` (OpenAI format), the block placed as ``placement``
+    says: in front of the user message, as a message before it, or at the end of the system."""
     persist: list[Message]
     """``history + [plain user message]``: never contains the context block."""
     context_block: str
     """The injected block, ``""`` when nothing was injected (zero tokens)."""
     system_prompt: str
-    """The app prompt followed by the memory section; the system message's content."""
+    """The app prompt, the memory section and the caller's suffix: the system message's content,
+    less the block when ``placement`` is ``system``."""
     mode: TurnMode = "chat"
+    placement: Placement = "prefix"
     reduction: TruncationReport | None = None
     """What the history reducer dropped, when the turn was built with a token budget."""
 
@@ -79,22 +91,33 @@ def assemble_turn(
     system_prompt: str,
     mode: TurnMode = "chat",
     budget_tokens: int | None = None,
+    placement: Placement = "prefix",
 ) -> ChatTurn:
     """Put a turn together from its parts; every builder ends here.
 
     With ``budget_tokens`` the messages go through :func:`~memfs.budget.reduce_history`: the
-    conversation is cut, never the block nor the newest message. ``persist`` stays whole.
+    conversation is cut, never the block nor the newest message (a system message is never cut
+    and a message that starts with the block is protected). ``persist`` stays whole.
     """
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement={placement!r}: use one of {', '.join(PLACEMENTS)}.")
     past = copy.deepcopy(list(history))
+    block = context_block.rstrip("\n")
+    system = system_prompt
+    if block and placement == "system":
+        system = "\n\n".join(p for p in (system_prompt, block) if p)
     messages: list[Message] = []
-    if system_prompt:
-        messages.append({"role": "system", "content": system_prompt})
+    if system:
+        messages.append({"role": "system", "content": system})
     messages.extend(copy.deepcopy(past))
-    messages.append({"role": "user", "content": context_block + user_message})
+    if block and placement == "message":
+        messages.append({"role": "user", "content": block})
+    prefix = context_block if placement == "prefix" else ""
+    messages.append({"role": "user", "content": prefix + user_message})
     persist = [*past, {"role": "user", "content": user_message}]
     reduction = None
     if budget_tokens is not None:
-        reduced = reduce_history(messages, budget_tokens, protected_prefix=context_block)
+        reduced = reduce_history(messages, budget_tokens, protected_prefix=block)
         messages, reduction = reduced.messages, reduced.report
     return ChatTurn(
         messages=messages,
@@ -102,6 +125,7 @@ def assemble_turn(
         context_block=context_block,
         system_prompt=system_prompt,
         mode=mode,
+        placement=placement,
         reduction=reduction,
     )
 
@@ -116,6 +140,9 @@ def build_turn(
     system_prompt: str = "",
     prompt_variant: PromptVariant = "full",
     budget_tokens: int | None = None,
+    placement: Placement = "prefix",
+    framing: Framing = "reminder",
+    system_suffix: str = "",
 ) -> ChatTurn:
     """A turn of an item's agent: the context block and the memory prompt for ``mode``.
 
@@ -125,18 +152,21 @@ def build_turn(
     given, a workflow turn a read-only mount, whose file tools get the filesystem's EROFS
     refusal on every write. The memory prompt says read-only exactly when the mount is.
     ``budget_tokens`` (optional) fits the messages to a token budget; see
-    :func:`assemble_turn`.
+    :func:`assemble_turn`. ``placement`` and ``framing`` say where the block goes and how it
+    is framed (module docstring). ``system_suffix`` is text the caller puts after the memory
+    section (a runner's prose list of its tools), so the turn builder writes the whole system
+    message and a block placed there comes last.
     """
     mount = mount_for_mode(mode, fs)
+    system = compose_system_prompt(system_prompt, manifest, mount=mount, variant=prompt_variant)
     return assemble_turn(
         history=history,
         user_message=user_message,
-        context_block=build_context_block(mount, manifest),
-        system_prompt=compose_system_prompt(
-            system_prompt, manifest, mount=mount, variant=prompt_variant
-        ),
+        context_block=build_context_block(mount, manifest, framing),
+        system_prompt="\n\n".join(p for p in (system, system_suffix) if p),
         mode=mode,
         budget_tokens=budget_tokens,
+        placement=placement,
     )
 
 

@@ -1,12 +1,14 @@
 """Arms of a live check: the same scenarios under different prompts, tool sets and levers.
 
 An arm is what one column of a comparison ran with: the memory prompt variant, the tool set,
-and the write-time levers — read before overwrite, the write receipt, the index nudge (the
-manifest's settings) and the runner's loop guard. On the command line::
+where the context block goes and how it is framed (the turn builder's ``placement`` and
+``framing``), and the write-time levers — read before overwrite, the write receipt, the index
+nudge (the manifest's settings) and the runner's loop guard. On the command line::
 
     --arm b=prompt=full,levers=none
     --arm c=prompt=full,levers=read+receipt+loop
     --arm e=prompt=full-after-tools,levers=read+receipt+loop+nudge
+    --arm m=placement=message,framing=heading
 
 Samples are interleaved across arms (see :func:`interleave`) so load drift on a shared machine
 hits every arm alike; the report puts the arms side by side with the difference of their rates
@@ -20,8 +22,10 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Literal, TypeVar, get_args
 
+from memfs.context import FRAMINGS, Framing
 from memfs.manifest import AgentManifest
 from memfs.prompt import PROMPT_VARIANTS, PromptVariant
+from memfs.turns import PLACEMENTS, Placement
 from pydantic import BaseModel, ConfigDict, Field
 
 Z95 = 1.959963984540054
@@ -44,13 +48,16 @@ _OFF = {"off": False, "false": False, "no": False, "0": False}
 
 
 class Arm(BaseModel):
-    """What one arm of a run sends: prompt variant, tool set and the write-time levers."""
+    """What one arm of a run sends: prompt variant, tool set, block placement and framing, and
+    the write-time levers."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(pattern=_NAME.pattern)
     prompt: PromptVariant = "full"
     tools: ToolSet = "platform"
+    placement: Placement = "prefix"
+    framing: Framing = "reminder"
     read_before_write: bool = True
     write_receipt: bool = True
     loop_guard: bool = True
@@ -70,7 +77,12 @@ class Arm(BaseModel):
 
     def describe(self) -> str:
         levers = "+".join(self.levers) or "none"
-        return f"prompt={self.prompt}, tools={self.tools}, levers={levers}"
+        parts = [f"prompt={self.prompt}", f"tools={self.tools}"]
+        if self.placement != "prefix":  # the defaults are left out, as in the --arm syntax
+            parts.append(f"placement={self.placement}")
+        if self.framing != "reminder":
+            parts.append(f"framing={self.framing}")
+        return ", ".join([*parts, f"levers={levers}"])
 
 
 def _flag(key: str, value: str) -> bool:
@@ -85,7 +97,8 @@ def _flag(key: str, value: str) -> bool:
 def parse_arm(text: str) -> Arm:
     """``NAME=key=value,key=value…`` → an :class:`Arm`, or ValueError saying what is wrong.
 
-    Keys: ``prompt`` (a memory prompt variant), ``tools`` (platform | files-only), ``levers``
+    Keys: ``prompt`` (a memory prompt variant), ``tools`` (platform | files-only),
+    ``placement`` (prefix | message | system), ``framing`` (reminder | heading), ``levers``
     (``none``, ``default`` or short names joined by ``+``: read, receipt, loop, nudge) and each
     short name alone as ``on``/``off`` (applied after ``levers``). Unset levers keep the
     library's defaults (read, receipt and loop on; nudge off).
@@ -114,6 +127,18 @@ def parse_arm(text: str) -> Arm:
             if value not in get_args(ToolSet):
                 raise ValueError(f"--arm {name}: tools={value!r}; use platform or files-only.")
             fields["tools"] = value
+        elif key == "placement":
+            if value not in PLACEMENTS:
+                raise ValueError(
+                    f"--arm {name}: placement={value!r}; use one of {', '.join(PLACEMENTS)}."
+                )
+            fields["placement"] = value
+        elif key == "framing":
+            if value not in FRAMINGS:
+                raise ValueError(
+                    f"--arm {name}: framing={value!r}; use one of {', '.join(FRAMINGS)}."
+                )
+            fields["framing"] = value
         elif key == "levers":
             chosen = {
                 "none": [],
@@ -131,8 +156,8 @@ def parse_arm(text: str) -> Arm:
             singles[LEVERS[key]] = _flag(key, value)
         else:
             raise ValueError(
-                f"--arm {name}: unknown option {key!r}; the options are prompt, tools, levers, "
-                f"{', '.join(LEVERS)}."
+                f"--arm {name}: unknown option {key!r}; the options are prompt, tools, "
+                f"placement, framing, levers, {', '.join(LEVERS)}."
             )
     fields.update(singles)
     return Arm.model_validate(fields)

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from memfs import INDEX_FILE, MEMORY_DIR
+from memfs.context import FRAME_PREAMBLE, HEADING_CLOSE, HEADING_OPEN, HEADING_PREAMBLE
 from memfs.frontmatter_block import parse_yaml_mapping, split_frontmatter
 from memfs.tools import FILE_WRITE_TOOLS, ToolCallRecord
 from pydantic import BaseModel, Field
@@ -51,7 +52,7 @@ OUTCOME_ORDER = (
 )
 """Failure classes, most severe first: a sample's outcome is the first one that hit."""
 
-REPORTED_CLASSES = ("memory_destroyed",)
+REPORTED_CLASSES = ("memory_destroyed", "echoed_context")
 """Classes checked on every sample and reported beside the outcome, never deciding it: the pass
 rules stay those of the scenario kinds, and a lever is not judged by a rule written for it."""
 
@@ -81,6 +82,7 @@ CLASS_DESCRIPTIONS: dict[str, str] = {
     "file_without_index": "wrote the memory file but no MEMORY.md line points to it",
     "recall_fail": "the answer did not use the memory, or said something forbidden",
     "memory_destroyed": "a file that existed before the turn lost all its content unasked",
+    "echoed_context": "the reply reproduced the injected context block instead of acting on it",
 }
 
 
@@ -93,6 +95,8 @@ class SampleRecord(BaseModel):
     after: dict[str, str]
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     final_text: str = ""
+    context_block: str = ""
+    """The block the turn was sent (``""`` when nothing was injected or it was not recorded)."""
     offered_tools: list[str] = Field(default_factory=list)
     error: str | None = None
     truncated: bool = False
@@ -447,6 +451,9 @@ def judge(scenario: Scenario, record: SampleRecord) -> Verdict:
     if record.error is None:
         destroyed = destroyed_files(record.before, record.after, scenario.expect.user_may_change)
         ctx.check("memory_destroyed", bool(destroyed), ", ".join(destroyed))
+        if record.context_block:  # only a turn that was sent a block can echo it
+            echo = echoed_block(record.final_text, record.context_block)
+            ctx.check("echoed_context", bool(echo), echo)
     if record.truncated:
         ctx.notes.append("the runner flagged this turn's prompt as silently truncated")
     if record.cut_by_max_tokens:
@@ -563,7 +570,8 @@ def _allowed(s: Scenario) -> list[str]:
 
 
 _ECHO = re.compile(
-    r"<system-reminder>.*?(?:</system-reminder>|\Z)|<context_file\b.*?(?:</context_file>|\Z)",
+    r"<system-reminder>.*?(?:</system-reminder>|\Z)|<context_file\b.*?(?:</context_file>|\Z)"
+    rf"|{re.escape(HEADING_OPEN)}.*?(?:{re.escape(HEADING_CLOSE)}|\Z)",
     re.DOTALL,
 )
 
@@ -572,6 +580,46 @@ def strip_echo(answer: str) -> str:
     """The answer without echoed reminder/context blocks: repeating the injected index is not
     recalling it (a small model sometimes replies with the block itself)."""
     return _ECHO.sub("", answer).strip()
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+# A reply that repeats the frame's own words, or opens a file element, is repeating the block:
+# no answer says those things on its own.
+_FRAME_WORDS = tuple(_squash(p)[:60] for p in (FRAME_PREAMBLE, HEADING_PREAMBLE))
+_FRAME_MARKERS = ("<context_file", "<system-reminder>", HEADING_OPEN)
+ECHO_LINE_MIN_CHARS = 12
+"""Shorter block lines (a heading, a bullet stub) are too common to count as an echo."""
+
+
+def echoed_block(reply: str, block: str) -> str:
+    """Why ``reply`` reproduces the context ``block``; ``""`` when it does not.
+
+    Either the frame itself (its preamble, a ``context_file`` or ``<system-reminder>`` tag,
+    the heading frame's heading) or at least two and at least half of the block's content lines
+    of ``ECHO_LINE_MIN_CHARS`` or more. Quoting one memory line while answering is not an echo.
+    """
+    if not block.strip() or not reply.strip():
+        return ""
+    flat = _squash(reply)
+    for words in _FRAME_WORDS:
+        if words and words in flat:
+            return "the reply repeats the block's preamble"
+    for marker in _FRAME_MARKERS:
+        if marker in reply:
+            return f"the reply contains the block's {marker!r}"
+    lines = {
+        _squash(line)
+        for line in block.splitlines()
+        if len(line.strip()) >= ECHO_LINE_MIN_CHARS and not line.lstrip().startswith("<")
+    }
+    lines -= {_squash(w) for w in (FRAME_PREAMBLE, HEADING_PREAMBLE, HEADING_CLOSE)}
+    repeated = [line for line in lines if line in flat]
+    if len(repeated) >= 2 and 2 * len(repeated) >= len(lines):
+        return f"the reply repeats {len(repeated)} of the block's {len(lines)} content lines"
+    return ""
 
 
 def _check_recall(ctx: _Ctx) -> None:

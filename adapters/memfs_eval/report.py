@@ -132,8 +132,11 @@ class ArmSummary(BaseModel):
     passed: Rate
     destroyed: Rate
     no_tool_call: Rate
+    echoed: Rate = Field(default_factory=lambda: Rate.of(0, 0))
+    """``echoed_context`` over the samples that were sent a block."""
     errors: int = 0
     mean_elapsed_s: float | None = None
+    echoed_vs_baseline: Difference | None = None
     passed_vs_baseline: Difference | None = None
     passed_vs_previous: Difference | None = None
     destroyed_vs_baseline: Difference | None = None
@@ -189,6 +192,7 @@ def _arm_summaries(config: RunConfig, results: list[Row]) -> list[ArmSummary]:
         ok = [r for r in mine if r[0].outcome != "run_error"]
         times = [e for _, e, _ in ok]
         checked_calls = [v for v, _, _ in ok if any(c.klass == "no_tool_call" for c in v.checks)]
+        sent_block = [v for v, _, _ in ok if any(c.klass == "echoed_context" for c in v.checks)]
         out.append(
             ArmSummary(
                 name=arm.name,
@@ -198,6 +202,7 @@ def _arm_summaries(config: RunConfig, results: list[Row]) -> list[ArmSummary]:
                 no_tool_call=Rate.of(
                     sum(_hit(v, "no_tool_call") for v in checked_calls), len(checked_calls)
                 ),
+                echoed=Rate.of(sum(_hit(v, "echoed_context") for v in sent_block), len(sent_block)),
                 errors=len(mine) - len(ok),
                 mean_elapsed_s=round(sum(times) / len(times), 1) if times else None,
             )
@@ -210,6 +215,7 @@ def _arm_summaries(config: RunConfig, results: list[Row]) -> list[ArmSummary]:
             summary.destroyed_vs_baseline = _difference(
                 summary.destroyed, base.destroyed, base.name
             )
+            summary.echoed_vs_baseline = _difference(summary.echoed, base.echoed, base.name)
         if prev is not None:
             summary.passed_vs_previous = _difference(summary.passed, prev.passed, prev.name)
     return out
@@ -294,8 +300,9 @@ def arm_table(report: EvalReport) -> str:
     base = report.config.baseline_arm()
     rows = [
         f"| arm | what it ran | pass k/N (Wilson 95%) | vs {base} (Newcombe 95%) | vs previous arm "
-        f"| memory_destroyed k/N | destroyed vs {base} | no_tool_call k/N | s/sample | errors |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        f"| memory_destroyed k/N | destroyed vs {base} | no_tool_call k/N "
+        f"| echoed_context k/N | echoed vs {base} | s/sample | errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def cell(d: Difference | None, *, name: bool = False) -> str:
@@ -308,6 +315,7 @@ def arm_table(report: EvalReport) -> str:
             f"| {a.name} | {a.description} | {a.passed.cell()} | {cell(a.passed_vs_baseline)} | "
             f"{cell(a.passed_vs_previous, name=True)} | {a.destroyed.k}/{a.destroyed.n} | "
             f"{cell(a.destroyed_vs_baseline)} | {a.no_tool_call.k}/{a.no_tool_call.n} | "
+            f"{a.echoed.k}/{a.echoed.n} | {cell(a.echoed_vs_baseline)} | "
             f"{a.mean_elapsed_s if a.mean_elapsed_s is not None else '—'} | {a.errors} |"
         )
     return "\n".join(rows)

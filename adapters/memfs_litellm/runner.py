@@ -18,12 +18,13 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
+from memfs.context import Framing
 from memfs.entrypoints import TurnMode, mount_for_mode
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
 from memfs.prompt import MEMORY_LAST_VARIANTS, PromptVariant
 from memfs.tools import FILE_WRITE_TOOLS, FileToolExecutor, ToolCallRecord
-from memfs.turns import Message, build_turn
+from memfs.turns import Message, Placement, build_turn
 from pydantic import BaseModel, Field
 
 from memfs_litellm.ollama import (
@@ -155,6 +156,8 @@ def run_turn(
     mode: TurnMode = "chat",
     tools: ToolSet = "platform",
     prompt_variant: PromptVariant = "full",
+    placement: Placement = "prefix",
+    framing: Framing = "reminder",
     system_prompt: str = DEFAULT_APP_PROMPT,
     max_steps: int = 6,
     loop_guard: bool = True,
@@ -171,6 +174,8 @@ def run_turn(
     ``tools="files-only"`` drops the platform's competing tools (an evaluation without them);
     ``tools_in_prompt=False`` drops the prose tool list from the system prompt; the
     ``full-after-tools`` variant puts the memory section after that list instead of before it.
+    ``placement`` and ``framing`` are the turn builder's: where the context block goes and how
+    it is framed (:mod:`memfs.turns`).
     ``loop_guard`` answers a call identical (tool and arguments) to one already run in this
     turn with the earlier result instead of running it again; a file write in between makes
     every earlier call new again (a read after an edit is not a repeat), any other call in
@@ -206,6 +211,9 @@ def run_turn(
         fs=fs,
         system_prompt=app_prompt,
         prompt_variant=prompt_variant,
+        placement=placement,
+        framing=framing,
+        system_suffix="" if memory_last else tool_prose,
     )
     mount = mount_for_mode(mode, fs)
     files = (
@@ -216,14 +224,7 @@ def run_turn(
     recorder = PlatformToolRecorder()
 
     system = turn.system_prompt
-    if tool_prose and not memory_last:
-        system = "\n\n".join(p for p in (system, tool_prose) if p)
     messages: list[Message] = [dict(m) for m in turn.messages]
-    if system:
-        if messages and messages[0].get("role") == "system":
-            messages[0] = {"role": "system", "content": system}
-        else:
-            messages.insert(0, {"role": "system", "content": system})
     new_messages: list[Message] = []
 
     window = resolver.resolve(model, context_window) if is_ollama(model) else None
