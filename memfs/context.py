@@ -63,13 +63,17 @@ def escape_frame_tags(text: str) -> str:
     return escape_for_agent(text)
 
 
+def _check_framing(framing: str) -> None:
+    if framing not in FRAMINGS:
+        raise ValueError(f"framing={framing!r}: use one of {', '.join(FRAMINGS)}.")
+
+
 def context_files_block(entries: list[tuple[str, str]], framing: Framing = "reminder") -> str:
     """The block for ``(path, content)`` pairs; ``""`` when every content is blank.
 
     The result ends with a blank line, so the caller prepends it to the user's message as is.
     """
-    if framing not in FRAMINGS:
-        raise ValueError(f"framing={framing!r}: use one of {', '.join(FRAMINGS)}.")
+    _check_framing(framing)
     real = [(path, content) for path, content in entries if content.strip()]
     if not real:
         return ""
@@ -111,6 +115,7 @@ def build_context_block(
     ``fs`` is ``None`` for entry points with no item workspace (KB chat, sub-agents, card and
     wiki jobs): they get nothing. An app whose manifest has no workspace gets nothing either.
     """
+    _check_framing(framing)
     if fs is None or not manifest.has_workspace:
         return ""
     raw = _read_context_bytes(fs, manifest)

@@ -508,3 +508,73 @@ def test_cli_takes_arms_and_a_scenario_directory(tmp_path, monkeypatch, capsys):
     assert "must differ" in capsys.readouterr().err
     assert main(["eval", "--model", "m", "--arm", "x=levers=none", "--baseline", "z"]) == 2
     assert "--baseline 'z'" in capsys.readouterr().err
+
+
+def test_parse_arm_takes_placement_and_framing():
+    arm = parse_arm("m=tools=files-only,placement=message,framing=heading")
+    assert (arm.placement, arm.framing) == ("message", "heading")
+    assert arm.describe() == (
+        "prompt=full, tools=files-only, placement=message, framing=heading, "
+        "levers=read+receipt+loop"
+    )
+    assert (parse_arm("a=").placement, parse_arm("a=").framing) == ("prefix", "reminder")
+    with pytest.raises(ValueError, match=re.escape("placement='top'; use one of prefix, message")):
+        parse_arm("x=placement=top")
+    with pytest.raises(ValueError, match=re.escape("framing='xml'; use one of reminder, heading")):
+        parse_arm("x=framing=xml")
+
+
+class EchoingModel:
+    """Replies with the newest user-side text it was sent: the context block and the message."""
+
+    def __init__(self) -> None:
+        self.requests: list[list[dict[str, Any]]] = []
+
+    def __call__(self, **kwargs: Any) -> dict[str, Any]:
+        messages = [dict(m) for m in kwargs["messages"]]  # as sent: the runner appends later
+        self.requests.append(messages)
+        sent = [m["content"] for m in messages if m["role"] == "user"][-2:]
+        block = next((m for m in sent if "<context_file" in m), sent[-1])
+        text = block if "<context_file" in block else messages[0]["content"][-600:]
+        return {
+            "choices": [
+                {"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            ],
+            "usage": {},
+        }
+
+
+def test_arms_send_the_block_where_they_say_and_the_echo_is_reported(tmp_path):
+    scenarios = load_scenarios(["s45-recall-en"])
+    model = EchoingModel()
+    arms = [
+        "a=tools=files-only",
+        "b=tools=files-only,placement=message",
+        "c=tools=files-only,placement=system",
+        "d=tools=files-only,framing=heading",
+    ]
+    report = run_eval(
+        arms_config(1, arms, ["s45-recall-en"]),
+        scenarios,
+        tmp_path / "run",
+        turn_runner=functools.partial(run_turn, completion=model),
+        system_prompt="You are the app.",
+        now=lambda: NOW,
+    )
+    a, b, c, d = model.requests
+    assert a[-1]["content"].startswith("<system-reminder>")
+    assert b[-2]["content"].startswith("<system-reminder>") and "<context_" not in b[-1]["content"]
+    assert c[0]["content"].endswith("</system-reminder>") and "<context_" not in c[-1]["content"]
+    assert d[-1]["content"].startswith("## Workspace files")
+    assert "## Workspace files" not in a[-1]["content"]
+    results = {r.record.arm: r for r in load_results(tmp_path / "run")}
+    assert all(r.record.context_block for r in results.values())
+    # every arm's reply repeated the block it was sent (arm c: the system prompt's tail)
+    for r in results.values():
+        echo = [c for c in r.verdict.checks if c.klass == "echoed_context"]
+        assert len(echo) == 1 and echo[0].hit, r.record.arm
+        assert "echoed_context" not in r.verdict.flags  # reported beside the outcome
+    echoed = {arm.name: (arm.echoed.k, arm.echoed.n) for arm in report.arms}
+    assert echoed == {"a": (1, 1), "b": (1, 1), "c": (1, 1), "d": (1, 1)}
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "| echoed_context k/N |" in md and "placement=system" in md

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from memfs.context import context_files_block
 
 from memfs_eval.judge import (
     CLASS_DESCRIPTIONS,
@@ -18,12 +19,14 @@ from memfs_eval.judge import (
     contains_any,
     date_forms,
     destroyed_files,
+    echoed_block,
     find_fabrications,
     identity_polarity,
     index_links,
     is_linked,
     judge,
     parse_memory_doc,
+    strip_echo,
 )
 from memfs_eval.scenario import PASS_CLASS, Scenario, ScenarioError, load_scenarios
 
@@ -733,3 +736,51 @@ def test_a_bad_scenario_file_names_the_file(tmp_path):
     (tmp_path / "bad.yaml").write_text("id: x\nkind: write\n")
     with pytest.raises(ScenarioError, match=r"bad\.yaml"):
         load_scenarios(directory=tmp_path)
+
+
+BLOCK = context_files_block(
+    [
+        (
+            "MEMORY.md",
+            "- [Hub purpose](memory/hub-purpose.md) — what this hub tracks\n"
+            "- [Yield source = MES daily_yield](memory/yield-source.md) — not the QA report\n"
+            "- [User is a process engineer](memory/user-role.md) — no need to explain Cpk\n",
+        )
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "says"),
+    [
+        (BLOCK + "Which source should I use for yield?", "preamble"),
+        (context_files_block([("MEMORY.md", "- [a](memory/a.md) — x\n")], "heading"), "preamble"),
+        ('<context_file path="MEMORY.md">\n- x\n</context_file>', "'<context_file'"),
+        (
+            "- [Hub purpose](memory/hub-purpose.md) — what this hub tracks\n"
+            "- [User is a process engineer](memory/user-role.md) — no need to explain Cpk",
+            "2 of the block's 3 content lines",
+        ),
+    ],
+)
+def test_a_reply_that_reproduces_the_block_is_an_echo(reply, says):
+    assert says in echoed_block(reply, BLOCK)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Use MES daily_yield, not the QA weekly report.",
+        "Per memory: - [Yield source = MES daily_yield](memory/yield-source.md) — not the QA "
+        "report. So MES it is.",  # quoting one line while answering is not an echo
+        "",
+    ],
+)
+def test_an_answer_is_not_an_echo(reply):
+    assert echoed_block(reply, BLOCK) == ""
+    assert echoed_block("anything", "") == ""
+
+
+def test_strip_echo_removes_the_heading_frame_too():
+    heading = context_files_block([("MEMORY.md", "- [a](memory/a.md) — x\n")], "heading")
+    assert strip_echo(heading + "MES daily_yield") == "MES daily_yield"

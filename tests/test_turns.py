@@ -7,12 +7,12 @@ import errno
 
 import pytest
 from memfs import InMemoryFileStore, MemFS
-from memfs.context import build_context_block
+from memfs.context import FRAMINGS, build_context_block
 from memfs.entrypoints import mount_for
 from memfs.manifest import AgentManifest, AppFunction
 from memfs.prompt import READ_ONLY_RULE, memory_prompt
 from memfs.tokens import estimate_tokens
-from memfs.turns import ChatTurn, build_chat_turn, build_workflow_turn
+from memfs.turns import PLACEMENTS, ChatTurn, build_chat_turn, build_workflow_turn
 
 INDEX = b"- [Yield source = MES daily_yield](memory/yield-source.md) - not the QA weekly report\n"
 HISTORY = [
@@ -212,3 +212,72 @@ def test_turn_under_a_token_budget_cuts_history_not_memory(memfs):
     assert cut.messages[-1] == whole.messages[-1]  # block + newest message intact
     assert len(cut.messages) < len(whole.messages)
     assert cut.persist == whole.persist  # the stored conversation is not cut
+
+
+# -- placement and framing: where the block goes and how it is framed, same guarantees everywhere
+
+
+@pytest.mark.parametrize("framing", FRAMINGS)
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_every_placement_and_framing_keeps_the_blocks_guarantees(memfs, placement, framing):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = chat(memfs, placement=placement, framing=framing, system_suffix="TOOLS")
+    block = build_context_block(memfs, AgentManifest(), framing)
+    assert turn.context_block == block and turn.placement == placement
+    carried = [i for i, m in enumerate(turn.messages) if block.rstrip("\n") in m["content"]]
+    assert len(carried) == 1  # sent exactly once
+    newest = len(turn.messages) - 1
+    expected = {"prefix": newest, "message": newest - 1, "system": 0}[placement]
+    assert carried == [expected]
+    assert turn.messages[-1]["content"].endswith("Which source for yield?")
+    assert turn.messages[0]["content"].startswith(turn.system_prompt)
+    # never persisted, rebuilt the same from the same files, never stacked on replay
+    assert all(block.rstrip("\n") not in m["content"] for m in turn.persist)
+    assert chat(memfs, placement=placement, framing=framing, system_suffix="TOOLS") == turn
+    replay = chat(memfs, history=turn.persist, message="next", placement=placement, framing=framing)
+    assert sum(m["content"].count(block.rstrip("\n")) for m in replay.messages) == 1
+    # the reducer cuts the conversation, never the block
+    long_history = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "z" * 400}
+        for i in range(10)
+    ]
+    cut = chat(memfs, history=long_history, budget_tokens=800, placement=placement, framing=framing)
+    assert cut.reduction is not None and cut.reduction.truncated
+    assert cut.reduction.protected_tokens > 0  # the report says the block was kept
+    assert sum(block.rstrip("\n") in m["content"] for m in cut.messages) == 1
+
+
+def test_message_placement_sends_the_block_as_its_own_message_before_the_users(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = chat(memfs, placement="message")
+    assert turn.messages[-2] == {"role": "user", "content": turn.context_block.rstrip("\n")}
+    assert turn.messages[-1] == {"role": "user", "content": "Which source for yield?"}
+    assert turn.messages[1:-2] == HISTORY
+
+
+def test_system_placement_puts_the_block_after_the_callers_suffix(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    turn = chat(memfs, placement="system", system_suffix="## Tools\nread_file …")
+    system = turn.messages[0]["content"]
+    assert turn.system_prompt.endswith("## Tools\nread_file …")
+    assert system == f"{turn.system_prompt}\n\n{turn.context_block.rstrip()}"
+    assert turn.messages[-1] == {"role": "user", "content": "Which source for yield?"}
+
+
+def test_no_memory_means_nothing_placed_anywhere(memfs):
+    for placement in PLACEMENTS:
+        turn = chat(memfs, placement=placement)
+        assert turn.context_block == ""
+        assert turn.messages == [
+            {"role": "system", "content": turn.system_prompt},
+            *HISTORY,
+            {"role": "user", "content": "Which source for yield?"},
+        ]
+
+
+def test_unknown_placement_or_framing_is_refused(memfs):
+    memfs.pipe_file("MEMORY.md", INDEX)
+    with pytest.raises(ValueError, match=r"placement='top': use one of prefix, message, system"):
+        chat(memfs, placement="top")
+    with pytest.raises(ValueError, match=r"framing='xml': use one of reminder, heading"):
+        chat(memfs, framing="xml")
