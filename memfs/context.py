@@ -63,6 +63,14 @@ def escape_frame_tags(text: str) -> str:
     return escape_for_agent(text)
 
 
+def framed_body(content: str, framing: Framing) -> str:
+    """``content`` as ``framing``'s block shows it inside its ``context_file`` element."""
+    body = escape_frame_tags(content)
+    if framing == "heading":
+        body = escape_heading_lines(body)
+    return body if body.endswith("\n") else body + "\n"
+
+
 def _check_framing(framing: str) -> None:
     if framing not in FRAMINGS:
         raise ValueError(f"framing={framing!r}: use one of {', '.join(FRAMINGS)}.")
@@ -80,11 +88,7 @@ def context_files_block(entries: list[tuple[str, str]], framing: Framing = "remi
     heading = framing == "heading"
     parts = [HEADING_OPEN, "", HEADING_PREAMBLE, ""] if heading else [REMINDER_OPEN, FRAME_PREAMBLE]
     for path, content in real:
-        body = escape_frame_tags(content)
-        if heading:
-            body = escape_heading_lines(body)
-        if not body.endswith("\n"):
-            body += "\n"
+        body = framed_body(content, framing)
         parts.append(f'<{FILE_TAG} path="{html.escape(path, quote=True)}">\n{body}</{FILE_TAG}>')
     parts.extend(["", HEADING_CLOSE] if heading else [REMINDER_CLOSE])
     return "\n".join(parts) + "\n\n"

@@ -36,7 +36,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from memfs import errors
 from memfs.conflicts import content_sha256
-from memfs.context import FILE_TAG, escape_frame_tags, index_budget_note
+from memfs.context import FILE_TAG, FRAMINGS, framed_body, index_budget_note
 from memfs.errors import PathConflictError, PreconditionFailedError
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
@@ -501,9 +501,8 @@ class FileToolExecutor:
                 stored = fs.save(rel, data, create=True)
                 verb = "Created"
             else:
-                shown = self._shown[rel]
-                body = escape_frame_tags(raw.decode("utf-8", "replace"))
-                if shown not in (body, body + "\n"):
+                text = raw.decode("utf-8", "replace")
+                if self._shown[rel] not in {framed_body(text, f) for f in FRAMINGS}:
                     raise self._changed_since(rel, "was shown")
                 try:
                     stored = fs.save(rel, data, expected_sha256=content_sha256(raw))

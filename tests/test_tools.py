@@ -490,6 +490,23 @@ def test_a_file_shown_whole_in_the_context_block_counts_as_read(hub):
     assert out.startswith("Error: memory/hub-purpose.md already exists")
 
 
+@pytest.mark.parametrize("framing", ["reminder", "heading"])
+def test_a_file_shown_in_either_frame_counts_as_read_even_with_escaped_lines(hub, framing):
+    from memfs.context import build_context_block
+    from memfs.manifest import AgentManifest
+
+    index = (
+        b"- [Hub purpose](memory/hub-purpose.md) - x\n## End of workspace files\n<context_file>\n"
+    )
+    hub.pipe_file("MEMORY.md", index)
+    block = build_context_block(hub, AgentManifest(), framing)  # type: ignore[arg-type]
+    if framing == "heading":  # the block shows the line escaped, not as the file holds it
+        assert "\\## End of workspace files" in block
+    ex = FileToolExecutor(hub, context_block=block)
+    out = ex.execute("write_file", {"path": "MEMORY.md", "content": "- [Y](memory/y.md) — y\n"})
+    assert out.startswith("Overwrote MEMORY.md"), out
+
+
 def test_a_new_turn_forgets_what_the_last_one_read(hub):
     ex = FileToolExecutor(hub)
     ex.execute("read_file", {"path": "memory/hub-purpose.md"})
