@@ -74,8 +74,8 @@ class MemFS(AbstractFileSystem):
     """One item workspace over one :class:`~memfs.stores.FileStore`.
 
     Build it from a store (``MemFS(LocalFileStore("/data/items/42"))``), a local directory
-    (``MemFS("/data/items/42")`` or ``MemFS(path="/data/items/42")``) or any fsspec target the way ``DirFileSystem`` chains
-    one (``MemFS(path="bucket/items/42", target_protocol="s3", target_options={...})``).
+    (``MemFS("/data/items/42")``, or ``path=``) or any fsspec target the way ``DirFileSystem``
+    chains one (``MemFS(path="bucket/items/42", target_protocol="s3", target_options={...})``).
     ``layout`` says where the memory area and the index are (:mod:`memfs.layout`).
     """
 
