@@ -101,13 +101,14 @@ class MemFS(AbstractFileSystem):
         **storage_options: Any,
     ) -> None:
         super().__init__(**storage_options)
+        given: FileStore | None = None
         if isinstance(store, (str, os.PathLike)):
             # MemFS("/data/items/42"): a local directory, as path= gives one.
             if path is not None or target_protocol is not None:
                 raise TypeError(
                     "MemFS got a directory both as its first argument and as path=; pass one."
                 )
-            store, path = None, os.fspath(store)
+            path = os.fspath(store)
         elif store is not None and not isinstance(store, FileStore):
             raise TypeError(
                 f"MemFS needs a FileStore (LocalFileStore, InMemoryFileStore, "
@@ -115,7 +116,9 @@ class MemFS(AbstractFileSystem):
                 f"{type(store).__name__}; wrap an fsspec filesystem as FsspecFileStore(fs), "
                 "or pass path= with target_protocol=."
             )
-        if store is None:
+        else:
+            given = store
+        if given is None:
             target = None
             if target_protocol is not None:
                 target = fsspec.filesystem(target_protocol, **(target_options or {}))
@@ -123,16 +126,16 @@ class MemFS(AbstractFileSystem):
             if isinstance(target, local_fs) or (target is None and path is not None):
                 # A read-only mount never creates the directory: reading has no side effects.
                 local = target._strip_protocol(path or "") if target is not None else path
-                store = LocalFileStore(local or "/", create=not read_only)
+                given = LocalFileStore(local or "/", create=not read_only)
             elif target is not None:
-                store = FsspecFileStore(target, root=path or "")
+                given = FsspecFileStore(target, root=path or "")
             else:
                 raise ValueError(
                     "MemFS needs a workspace: pass a FileStore, a local directory as path=, "
                     "or path= with target_protocol= (e.g. 's3')."
                 )
         # Wrapped once here, so every write below is one call whatever the store can do.
-        self.store: ConditionalFileStore = with_preconditions(store)
+        self.store: ConditionalFileStore = with_preconditions(given)
         self._versioned = supports_versioned_reads(self.store)
         self.is_read_only = read_only
         self.decorates = decorate
