@@ -137,7 +137,7 @@ def searchable_parts(text: str) -> list[list[Line]]:
     first = 1 + opening.count("\n")
     fields: list[Line] = []
     key: str | None = None
-    head_lines = head.splitlines()
+    head_lines = split_lines(head)
     for i, ln in enumerate(head_lines):
         if m := _KEY.match(ln):  # a top-level key; indented and blank lines continue one
             key = m.group(1)
@@ -148,8 +148,17 @@ def searchable_parts(text: str) -> list[list[Line]]:
     return [fields, _lines(body, first + len(head_lines) + 1, "body")]
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines as an editor and ``edit_file`` count them: split at ``\n`` only (``str.splitlines``
+    would also split at form feeds and U+2028), a trailing ``\r`` dropped."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [ln.removesuffix("\r") for ln in lines]
+
+
 def _lines(text: str, first: int, part: Part) -> list[Line]:
-    return [Line(first + i, ln, part) for i, ln in enumerate(text.splitlines())]
+    return [Line(first + i, ln, part) for i, ln in enumerate(split_lines(text))]
 
 
 def _matches_in(

@@ -36,7 +36,8 @@ def fs() -> MemFS:
 
 
 def shown(fs: MemFS, pattern: str, **kw) -> list[str]:
-    return format_matches(search_memory(fs, pattern, **kw)).splitlines()
+    out = format_matches(search_memory(fs, pattern, **kw))
+    return out.split("\n") if out else []
 
 
 def test_body_lines_with_context_and_stored_line_numbers(fs: MemFS) -> None:
@@ -216,3 +217,9 @@ def test_memfs_grep_never_writes(ws: Path) -> None:
     before = {p: p.read_bytes() for p in ws.rglob("*") if p.is_file()}
     assert grep(str(ws), "user").returncode == 0
     assert {p: p.read_bytes() for p in ws.rglob("*") if p.is_file()} == before
+
+
+def test_line_numbers_count_newlines_only_as_edit_file_does() -> None:
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    fs.pipe_file("memory/x.md", "a\x0cb\u2028c\r\nneedle\n".encode())
+    assert shown(fs, "needle", context=1) == ["memory/x.md-1-a\x0cb\u2028c", "memory/x.md:2:needle"]
