@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import io
 import os
 import random
 import time
@@ -29,7 +28,7 @@ from typing import Any
 import fsspec
 from fsspec.core import has_magic
 from fsspec.implementations.local import trailing_sep
-from fsspec.spec import AbstractFileSystem
+from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
 from fsspec.utils import other_paths
 
 from memfs import errors, staleness
@@ -75,8 +74,8 @@ class MemFS(AbstractFileSystem):
     """One item workspace over one :class:`~memfs.stores.FileStore`.
 
     Build it from a store (``MemFS(LocalFileStore("/data/items/42"))``), a local directory
-    (``MemFS(path="/data/items/42")``) or any fsspec target the way ``DirFileSystem`` chains
-    one (``MemFS(path="bucket/items/42", target_protocol="s3", target_options={...})``).
+    (``MemFS("/data/items/42")``, or ``path=``) or any fsspec target the way ``DirFileSystem``
+    chains one (``MemFS(path="bucket/items/42", target_protocol="s3", target_options={...})``).
     ``layout`` says where the memory area and the index are (:mod:`memfs.layout`).
     """
 
@@ -86,7 +85,7 @@ class MemFS(AbstractFileSystem):
 
     def __init__(
         self,
-        store: FileStore | None = None,
+        store: FileStore | str | os.PathLike[str] | None = None,
         *,
         path: str | None = None,
         target_protocol: str | None = None,
@@ -102,7 +101,24 @@ class MemFS(AbstractFileSystem):
         **storage_options: Any,
     ) -> None:
         super().__init__(**storage_options)
-        if store is None:
+        given: FileStore | None = None
+        if isinstance(store, (str, os.PathLike)):
+            # MemFS("/data/items/42"): a local directory, as path= gives one.
+            if path is not None or target_protocol is not None:
+                raise TypeError(
+                    "MemFS got a directory both as its first argument and as path=; pass one."
+                )
+            path = os.fspath(store)
+        elif store is not None and not isinstance(store, FileStore):
+            raise TypeError(
+                f"MemFS needs a FileStore (LocalFileStore, InMemoryFileStore, "
+                f"FsspecFileStore(fs, root=...)) or a local directory, not "
+                f"{type(store).__name__}; wrap an fsspec filesystem as FsspecFileStore(fs), "
+                "or pass path= with target_protocol=."
+            )
+        else:
+            given = store
+        if given is None:
             target = None
             if target_protocol is not None:
                 target = fsspec.filesystem(target_protocol, **(target_options or {}))
@@ -110,16 +126,16 @@ class MemFS(AbstractFileSystem):
             if isinstance(target, local_fs) or (target is None and path is not None):
                 # A read-only mount never creates the directory: reading has no side effects.
                 local = target._strip_protocol(path or "") if target is not None else path
-                store = LocalFileStore(local or "/", create=not read_only)
+                given = LocalFileStore(local or "/", create=not read_only)
             elif target is not None:
-                store = FsspecFileStore(target, root=path or "")
+                given = FsspecFileStore(target, root=path or "")
             else:
                 raise ValueError(
                     "MemFS needs a workspace: pass a FileStore, a local directory as path=, "
                     "or path= with target_protocol= (e.g. 's3')."
                 )
         # Wrapped once here, so every write below is one call whatever the store can do.
-        self.store: ConditionalFileStore = with_preconditions(store)
+        self.store: ConditionalFileStore = with_preconditions(given)
         self._versioned = supports_versioned_reads(self.store)
         self.is_read_only = read_only
         self.decorates = decorate
@@ -347,28 +363,55 @@ class MemFS(AbstractFileSystem):
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def _entry(self, rel: str, kind: str, size: int) -> dict[str, Any]:
-        return {"name": rel, "size": size, "type": kind}
+    @property
+    def view_name(self) -> str:
+        """Which view reads (and ``info`` sizes) describe: ``"decorated"`` or ``"raw"``."""
+        return "decorated" if self.decorates else "raw"
+
+    def _dir_entry(self, rel: str) -> dict[str, Any]:
+        return {"name": rel, "size": 0, "type": "directory"}
+
+    def _file_entry(self, rel: str, raw: bytes, view: bytes) -> dict[str, Any]:
+        # "size" is what open().read() returns in this view; "stored_size" the bytes stored.
+        return {
+            "name": rel,
+            "size": len(view),
+            "type": "file",
+            "view": self.view_name,
+            "stored_size": len(raw),
+        }
 
     def info(self, path: str, **kwargs: Any) -> dict[str, Any]:
+        """``size`` is the length of the view this instance reads (``"view"``: ``"decorated"``
+        with the staleness reminder, ``"raw"`` with ``decorate=False``); ``stored_size`` is the
+        length of the stored bytes. Copies (``get``, ``cp`` to another filesystem) hold the
+        view: use ``decorate=False`` or ``memfs export`` for an exact copy."""
         rel = self._rel(path)
         if not rel:
-            return self._entry("", "directory", 0)
+            return self._dir_entry("")
         try:
-            data = self.store.read(rel)
+            raw, version = self._read(rel)
         except IsADirectoryError:
-            return self._entry(rel, "directory", 0)
+            return self._dir_entry(rel)
         except FileNotFoundError:
             if self.store.is_dir(rel):
-                return self._entry(rel, "directory", 0)
+                return self._dir_entry(rel)
             raise
-        return self._entry(rel, "file", len(self._view(rel, data)))
+        return self._file_entry(rel, raw, self._view(rel, raw, version))
+
+    def ukey(self, path: str) -> str:
+        """The sha256 of the view: changes whenever what a read returns changes (the
+        reminder's day count too), so a cache with ``check_files=True`` refetches then."""
+        return content_sha256(self.cat_file(path))
+
+    def checksum(self, path: str) -> int:
+        return int(self.ukey(path), 16)
 
     def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
         """Children of a directory; two store calls (``listdir`` + ``ls``) for any size.
 
-        ``detail=True`` reports each file's size as read (the decorated view for a memory
-        file), which costs a read per file; ``detail=False`` does not read files.
+        ``detail=True`` reports each file as :meth:`info` does (``size`` in this instance's
+        view, ``stored_size``), which costs a read per file; ``detail=False`` reads no file.
         """
         rel = self._rel(path)
         try:
@@ -379,14 +422,16 @@ class MemFS(AbstractFileSystem):
         out: list[dict[str, Any]] = []
         for name in names:
             child = f"{rel}/{name}" if rel else name
-            if child in files:
+            if child not in files:
+                out.append(self._dir_entry(child))
+            elif not detail:
+                out.append({"name": child})
+            else:
                 try:
-                    size = len(self._read_view(child)) if detail else 0
+                    raw, version = self._read(child)
                 except (FileNotFoundError, errors.UnsafePathError):
                     continue  # removed, or swapped for a link, since it was listed: a snapshot
-                out.append(self._entry(child, "file", size))
-            else:
-                out.append(self._entry(child, "directory", 0))
+                out.append(self._file_entry(child, raw, self._view(child, raw, version)))
         return out if detail else [e["name"] for e in out]
 
     def find(
@@ -703,10 +748,14 @@ class MemFS(AbstractFileSystem):
         autocommit: bool = True,
         cache_options: Any = None,
         **kwargs: Any,
-    ) -> Any:
+    ) -> MemFSFile:
         rel = self._rel(path)
+        # A read handle holds one snapshot of the view, so a size given by a caller (a cache
+        # that remembers it) never overrides the length of the bytes it reads.
+        kwargs.pop("size", None)
+        cache_type = kwargs.pop("cache_type", None) or "none"  # the snapshot is in memory
         if mode == "rb":
-            return _ReadFile(self, rel, self._read_view(rel))
+            return MemFSFile(self, rel, "rb", block_size, cache_type=cache_type)
         if set(mode) - set("rwabx+"):
             raise ValueError(f"Unsupported file mode {mode!r}; use rb, wb, ab or xb.")
         self._check_writable(rel, "open for writing")
@@ -716,71 +765,100 @@ class MemFS(AbstractFileSystem):
             raise errors.is_a_directory(rel)
         if "x" in mode and self.store.exists(rel):
             raise errors.already_exists(rel, " (opened with 'x')")
-        return _WriteFile(self, rel, autocommit, create="x" in mode, append="a" in mode)
+        return MemFSFile(self, rel, mode, block_size, autocommit=autocommit)
 
 
-class _ReadFile(io.BytesIO):
-    """A read handle over the view of one file, fetched with a single store read."""
+class MemFSFile(AbstractBufferedFile):
+    """A file of a :class:`MemFS`, with fsspec's buffered-file surface (``blocksize``,
+    ``mode``, ``name``, ``details``, ``seek``/``tell``, ``fs``, ``path``), so fsspec's caching
+    filesystems (``blockcache``, ``simplecache``, ``filecache``) can wrap it.
 
-    def __init__(self, fs: MemFS, path: str, data: bytes) -> None:
-        super().__init__(data)
-        self.fs, self.path, self.size = fs, path, len(data)
+    Read (``rb``): the view (decorated unless the filesystem is ``decorate=False``) is fetched
+    with a single store read when the file opens; every read and range fetch of the handle
+    comes from those bytes, and ``size`` and ``details`` describe them.
 
-    def info(self) -> dict[str, Any]:
-        return {"name": self.path, "size": self.size, "type": "file"}
-
-
-class _WriteFile(io.BytesIO):
-    """Buffers a write and stores it in one atomic store write on close or on commit.
-
-    ``append`` ('ab') buffers only the bytes written and adds them to what the file holds when
-    they are stored, through :meth:`MemFS.update`: another writer's change in between (another
-    appender's, say) is re-read and kept, never overwritten by a copy taken at open. As with
-    ``O_APPEND``, every write goes to the end, wherever the handle was sought to.
+    Write (``wb``, ``xb``, ``ab``): the bytes are buffered whole and stored on close (or on
+    commit, in a transaction) through :meth:`MemFS.save`, the one write path: reminders
+    stripped, date stamped, credentials refused, atomically. ``xb`` needs the file still
+    absent when it is stored. ``ab`` adds the bytes to what the file holds when they are
+    stored, through :meth:`MemFS.update`: another writer's change in between (another
+    appender's, say) is re-read and kept, never overwritten by a copy taken at open.
     """
+
+    fs: MemFS
 
     def __init__(
         self,
         fs: MemFS,
         path: str,
-        autocommit: bool,
-        *,
-        create: bool = False,
-        append: bool = False,
+        mode: str = "rb",
+        block_size: Any = None,
+        autocommit: bool = True,
+        cache_type: str = "none",
+        **kwargs: Any,
     ) -> None:
-        super().__init__()
-        self.fs, self.path, self.autocommit = fs, path, autocommit
-        self.create = create  # 'xb': the file must still be absent when the bytes are stored
-        self.append = append
+        self._data = b""
         self._pending: bytes | None = None
+        size = None
+        if mode == "rb":
+            raw, self._data = fs.read_with_view(path)
+            self.details = fs._file_entry(path, raw, self._data)
+            size = len(self._data)
+        super().__init__(
+            fs, path, mode, block_size or "default", autocommit, cache_type, size=size, **kwargs
+        )
+
+    @property
+    def name(self) -> str:
+        """The workspace path, as a builtin file's ``name`` is the path it was opened with."""
+        return str(self.path)
+
+    def _fetch_range(self, start: int, end: int) -> bytes:
+        return self._data[start:end]
+
+    # A write handle holds the whole file in its buffer, so unlike an object-store upload it
+    # can seek, as a local file can; 'ab' writes at the end wherever it was sought (O_APPEND).
+
+    def seekable(self) -> bool:
+        return not self.closed
+
+    def seek(self, loc: int, whence: int = 0) -> int:
+        if self.mode == "rb":
+            return int(super().seek(loc, whence))
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
+        self.loc = self.buffer.seek(loc, whence)
+        return self.loc
 
     def write(self, data: Any) -> int:
-        if self.append:
-            self.seek(0, io.SEEK_END)
-        return super().write(data)
+        if self.mode == "ab" and self.writable():
+            self.buffer.seek(0, os.SEEK_END)
+        out = int(super().write(data))
+        self.loc = self.buffer.tell()
+        return out
 
-    def _store(self, data: bytes) -> None:
-        if self.append:
-            self.fs.update(
-                self.path, lambda current: (current or b"") + data, attempts=APPEND_ATTEMPTS
-            )
-        else:
-            self.fs.save(self.path, data, create=self.create)
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        data = self.getvalue()
-        super().close()
+    def _upload_chunk(self, final: bool = False) -> bool:
+        if not final:
+            return False  # keep buffering: the file is stored whole, in one write
+        data = self.buffer.getvalue()
         if self.autocommit:
             self._store(data)
         else:
             self._pending = data
+        return True
+
+    def _store(self, data: bytes) -> None:
+        if self.mode == "ab":
+            self.fs.update(
+                self.path, lambda current: (current or b"") + data, attempts=APPEND_ATTEMPTS
+            )
+        else:
+            self.fs.save(self.path, data, create=self.mode == "xb")
 
     def commit(self) -> None:
         if self._pending is not None:
-            self._store(self._pending)
-            self._pending = None
+            data, self._pending = self._pending, None
+            self._store(data)
 
     def discard(self) -> None:
         self._pending = None

@@ -24,6 +24,9 @@ from memfs.records import MEMORY_TYPES, MemoryRecord, parse_memory
 MAX_SHOWN = 80
 """Characters of a description or an index line quoted back; the rest is cut with '…'."""
 
+NEVER_STALE = "reads never warn that it may be stale"
+"""What a memory with no date means for its reader: the staleness reminder needs a date."""
+
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 
 
@@ -87,9 +90,14 @@ def _memory_receipt(
                 kept = parse_memory(sent, rel).recorded == record.recorded
                 recorded += " (kept from the file)" if kept else " (stamped by the workspace)"
             parts.append(recorded)
+        elif record.date() is None:
+            parts.append(f"no recorded date, so {NEVER_STALE}")
         lines.append(f"Stored {rel}: {', '.join(parts)}.")
     else:
-        lines.append(f"Stored {rel}, but it is not a valid memory file.")
+        lines.append(
+            f"Stored {rel}, but it is not a valid memory file: without frontmatter it has no "
+            f"recorded date, so {NEVER_STALE}."
+        )
     problems = memory_problems(record)
     if problems:
         lines.append("To fix: " + "; ".join(problems) + ".")

@@ -549,7 +549,8 @@ def test_writes_of_memory_files_carry_the_write_receipt(tmp_path: Path) -> None:
     )
     kind, out = run(pair.ours, C("/memories/raw.md", "no frontmatter\n"))
     assert out.split("\n\n")[1].splitlines() == [
-        "Stored memory/raw.md, but it is not a valid memory file.",
+        "Stored memory/raw.md, but it is not a valid memory file: without frontmatter it has "
+        "no recorded date, so reads never warn that it may be stale.",
         "To fix: no frontmatter: start the file with a --- block holding name, description and "
         "metadata.type, then ---.",
     ]

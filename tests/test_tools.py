@@ -551,7 +551,8 @@ def test_receipt_says_what_is_wrong_with_a_memory_file(hub):
     ex = FileToolExecutor(hub)
     out = ex.execute("write_file", {"path": "memory/raw.md", "content": "Yield is daily_yield."})
     assert out.splitlines()[1:] == [
-        "Stored memory/raw.md, but it is not a valid memory file.",
+        "Stored memory/raw.md, but it is not a valid memory file: without frontmatter it has "
+        "no recorded date, so reads never warn that it may be stale.",
         "To fix: no frontmatter: start the file with a --- block holding name, description and "
         "metadata.type, then ---.",
     ]

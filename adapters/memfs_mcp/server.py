@@ -4,21 +4,28 @@ Built on the official ``mcp`` SDK's low-level :class:`~mcp.server.Server`, becau
 from :mod:`memfs.tools` as schemas, not as Python functions:
 
 * **tools** — the agent's file tools (``read_file`` … ``delete_file``): schemas from
-  :func:`memfs.tools.file_tool_schemas`, calls run by :class:`memfs.tools.FileToolExecutor`.
-  Annotations say honestly what each tool does; they are hints for the client, not the guard:
-  a read-only server is a ``fs.read_only()`` mount, and it is the mount that refuses.
+  :func:`memfs.tools.file_tool_schemas`, calls run by :class:`memfs.tools.FileToolExecutor`;
+  and ``search_memory`` (:mod:`memfs.search`, the search ``memfs grep`` runs). Annotations say
+  honestly what each tool does. A server over a read-only mount (``fs.read_only()``) lists only
+  the tools that read; the mount is still what refuses a write, the listing only leaves out
+  what would be refused.
 * **resources** — ``memfs:///MEMORY.md`` (the index, injected into every turn by the platform)
-  and each memory file as ``memfs:///memory/<name>.md``, read through MemFS so a stale memory
-  carries its reminder.
+  and each memory file as ``memfs:///memory/<name>.md`` with the title (``name``) and the
+  description of its frontmatter, read through MemFS so a stale memory carries its reminder.
 * **prompts** — ``memory``: the memory section of the system prompt
   (:func:`memfs.prompt.memory_prompt`).
 
 Nothing here re-implements a rule: staleness, confinement, the credential guard, concurrency and
-the read-only refusal all happen inside MemFS.
+the read-only refusal all happen inside MemFS. A tool call that fails in the backend (a store
+error, a lost connection) comes back as an ``isError`` result of one line, a resource read as a
+protocol error of one line; neither prints a traceback.
 """
 
 from __future__ import annotations
 
+import logging
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -27,14 +34,19 @@ from anyio.to_thread import run_sync
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from memfs.errors import UnsafePathError
+from memfs.errors import UnsafePathError, message
 from memfs.filesystem import MemFS
 from memfs.layout import INDEX_FILE
 from memfs.manifest import AgentManifest
 from memfs.paths import join, normalize
 from memfs.prompt import memory_prompt
+from memfs.records import parse_memory
+from memfs.search import SearchArgs, SearchPatternError, describe, format_matches, search_memory
 from memfs.tags import escape_for_agent
-from memfs.tools import FILE_TOOLS, FileToolExecutor, file_tool_schemas
+from memfs.tools import FILE_TOOLS, FileToolExecutor, file_tool_schemas, tool_schema
+from pydantic import ValidationError
+
+logger = logging.getLogger(__name__)
 
 SERVER_NAME = "memfs"
 URI_PREFIX = "memfs:///"
@@ -44,11 +56,31 @@ PROMPT_NAME = "memory"
 MARKDOWN = "text/markdown"
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for a resource that does not exist."""
+DISTRIBUTION = "memfs-workspace"
+SEARCH_TOOL = "search_memory"
+SEARCH_LIMIT = 50
+"""Matching lines a search_memory result shows; it says how many more there were."""
+SEARCH_DESCRIPTION = (
+    "Search the memory files (memory/*.md) for a text: their bodies and their frontmatter "
+    "name and description. Returns path:line:text for each matching line, with context lines "
+    "as path-line-text, from the stored files (no staleness reminder). Read a file with "
+    "read_file for the whole memory."
+)
+
+
+def server_version() -> str:
+    """The installed memfs version (serverInfo.version)."""
+    try:
+        return package_version(DISTRIBUTION)
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
 
 # What each file tool does to the workspace, as MCP annotations describe it. write_file replaces
 # a whole file and edit_file rewrites text (both destructive); writing the same content twice
 # or deleting twice changes nothing more (idempotent); an edit re-applied can match again.
 _HINTS: dict[str, dict[str, bool]] = {
+    SEARCH_TOOL: {"read_only_hint": True},
     "read_file": {"read_only_hint": True},
     "list_files": {"read_only_hint": True},
     "exists": {"read_only_hint": True},
@@ -86,6 +118,54 @@ def is_error_result(text: str) -> bool:
     return text.startswith("Error: ")
 
 
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _error(text: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(text=escape_for_agent(one_line(text)))], is_error=True
+    )
+
+
+def _backend_failure(action: str, e: Exception) -> str:
+    """One line for a failure no tool explains (a store error, a lost connection)."""
+    return f"{action} failed: {message(e) or type(e).__name__}"
+
+
+def tools_served(fs: MemFS) -> tuple[str, ...]:
+    """The tools a server over ``fs`` lists: all of them, or on a read-only mount only those
+    that read (the mount would refuse the others; listing them would only invite a refusal)."""
+    names = [t.name for t in FILE_TOOLS if not (fs.is_read_only and t.writes)]
+    return (*names, SEARCH_TOOL)
+
+
+def _search(fs: MemFS, arguments: dict[str, Any]) -> types.CallToolResult:
+    try:
+        args = SearchArgs.model_validate(arguments)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+            for err in e.errors()
+        )
+        return _error(f"Error: invalid arguments for {SEARCH_TOOL}: {problems}.")
+    try:
+        result = search_memory(
+            fs,
+            args.pattern,
+            regex=args.regex,
+            ignore_case=args.ignore_case,
+            context=args.context,
+            limit=SEARCH_LIMIT,
+        )
+    except SearchPatternError as e:
+        return _error(f"Error: {e}")
+    text = describe(result)
+    if result.files:
+        text += "\n" + format_matches(result)
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=False)
+
+
 def build_server(
     fs: MemFS,
     *,
@@ -98,20 +178,23 @@ def build_server(
     index_path = layout.index_path
     index_uri = uri_of(index_path)
     memory_files_glob = layout.memory_path("<name>")
-    executor = FileToolExecutor(fs, manifest)
+    served = tools_served(fs)
+    executor = FileToolExecutor(fs, manifest, tools=[n for n in served if n != SEARCH_TOOL])
     mode = "read-only: memory can be read, not written" if fs.is_read_only else "read-write"
     instructions = (
         f"File tools over one item workspace ({mode}). Memory lives in "
         f"{memory_files_glob} (one fact per file, YAML frontmatter) and the index {index_path}; "
-        f"the '{PROMPT_NAME}' prompt says how to keep it. Memory files read back with a "
-        "staleness reminder when they are older than a day."
+        f"the '{PROMPT_NAME}' prompt says how to keep it; {SEARCH_TOOL} finds memories by "
+        "text. Memory files read back with a staleness reminder when they are older than a day."
     )
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         tools = []
-        for schema in file_tool_schemas(executor.names):
+        schemas = file_tool_schemas(executor.names)
+        schemas.append(tool_schema(SEARCH_TOOL, SEARCH_DESCRIPTION, SearchArgs))
+        for schema in schemas:
             fn = schema["function"]
             tools.append(
                 types.Tool(
@@ -126,18 +209,47 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name not in executor.names:
+        name, arguments = params.name, params.arguments or {}
+        if name not in served:
+            if name in _WRITES:  # a file tool this read-only server does not list
+                raise MCPError(
+                    types.INVALID_PARAMS,
+                    f"Tool {name!r} is not available: this MCP server serves the workspace "
+                    f"read-only, so it lists only {', '.join(served)}. To write memory, use a "
+                    "server started without --read-only.",
+                )
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"Unknown tool {params.name!r}; this server has {', '.join(executor.names)}.",
+                f"Unknown tool {name!r}; this server has {', '.join(served)}.",
             )
-        text = await run_sync(executor.execute, params.name, params.arguments or {})
-        return types.CallToolResult(
-            content=[types.TextContent(text=text)], is_error=is_error_result(text)
-        )
+        try:
+            if name == SEARCH_TOOL:
+                return await run_sync(_search, fs, arguments)
+            text = await run_sync(executor.execute, name, arguments)
+        except Exception as e:  # the backend failed in a way no tool explains
+            logger.debug("tool %s failed", name, exc_info=True)
+            return _error(f"Error: {_backend_failure(name, e)}")
+        if is_error_result(text):
+            return _error(text)
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=False)
 
-    def memory_files() -> list[str]:
-        return sorted(p for p in fs.find(layout.memory_dir) if fs.is_memory_file(p))
+    def memory_files() -> list[tuple[str, str | None, str | None]]:
+        """Each memory file with the name and description of its frontmatter."""
+        out = []
+        for path in sorted(p for p in fs.find(layout.memory_dir) if fs.is_memory_file(p)):
+            try:
+                record = parse_memory(fs.raw.cat_file(path), path)
+            except (FileNotFoundError, UnsafePathError):
+                continue  # removed, or swapped for a link, since it was listed
+            title = record.name if record.has_frontmatter else None
+            out.append((path, title, record.description))
+        return out
+
+    def backend_error(action: str, e: Exception) -> MCPError:
+        logger.debug("%s failed", action, exc_info=True)
+        return MCPError(
+            types.INTERNAL_ERROR, escape_for_agent(one_line(_backend_failure(action, e)))
+        )
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -154,11 +266,21 @@ def build_server(
                 mime_type=MARKDOWN,
             )
         ]
-        for path in await run_sync(memory_files):
-            # A file name may hold '<system-reminder>': the name is shown escaped, the URI
-            # percent-encoded.
+        try:
+            files = await run_sync(memory_files)
+        except Exception as e:
+            raise backend_error("Listing the memory files", e) from None
+        for path, title, description in files:
+            # A name, title or description may hold '<system-reminder>': each is shown
+            # escaped, the URI percent-encoded.
             resources.append(
-                types.Resource(name=escape_for_agent(path), uri=uri_of(path), mime_type=MARKDOWN)
+                types.Resource(
+                    name=escape_for_agent(path),
+                    title=None if title is None else escape_for_agent(title),
+                    description=None if description is None else escape_for_agent(description),
+                    uri=uri_of(path),
+                    mime_type=MARKDOWN,
+                )
             )
         return types.ListResourcesResult(resources=resources)
 
@@ -193,6 +315,8 @@ def build_server(
             )
         try:
             data = fs.cat_file(rel)
+        except UnsafePathError as e:  # a link or special file where a memory file should be
+            raise MCPError(types.INVALID_PARAMS, str(e.strerror)) from e
         except FileNotFoundError as e:
             if rel == index_path:
                 return ""  # no index yet: nothing is injected either
@@ -204,7 +328,12 @@ def build_server(
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        text = await run_sync(read, params.uri)
+        try:
+            text = await run_sync(read, params.uri)
+        except MCPError:
+            raise
+        except Exception as e:
+            raise backend_error(f"Reading {params.uri}", e) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=params.uri, mime_type=MARKDOWN, text=text)]
         )
@@ -236,6 +365,7 @@ def build_server(
 
     return Server(
         name,
+        version=server_version(),
         instructions=instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
