@@ -212,14 +212,14 @@ class History:
         return _merge_loose(out, loose)
 
     def _explain(self, log: FileLog, current_sha: str | None) -> str:
-        if not log.versions:
-            return "no versions recorded"
-        newest = log.versions[-1]
         if log.unrecorded:
             return (
                 "the file's current content is in no version: it was written outside memfs or "
                 "before history was kept (memfs gc records it)"
             )
+        if not log.versions:
+            return "no versions recorded"
+        newest = log.versions[-1]
         if newest.status == "recorded, not applied" and newest.record.parent == current_sha:
             return (
                 f"version {newest.id} was recorded and not applied: the write stopped between "

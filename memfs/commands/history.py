@@ -40,7 +40,7 @@ def _command(name: str, body: Callable[[argparse.Namespace], int]) -> Callable[.
         try:
             return body(args)
         except (OSError, ValueError) as e:
-            print(f"memfs {name}: {message(e)}", file=sys.stderr)
+            print(f"memfs {name}: {' '.join(message(e).split())}", file=sys.stderr)
             return 2
 
     return run
@@ -172,6 +172,8 @@ def _redact(args: argparse.Namespace) -> int:
 def _gc(args: argparse.Namespace) -> int:
     history = _open(args, writes=True)
     retention = None
+    if args.keep is not None and args.keep < 1:
+        raise ValueError(f"--keep {args.keep}: keep at least 1 version per file.")
     if args.keep is not None or args.max_age is not None:
         retention = Retention(
             keep=args.keep, max_age_days=None if args.max_age is None else parse_age(args.max_age)
@@ -185,4 +187,3 @@ def _gc(args: argparse.Namespace) -> int:
             f"{report.baselines_recorded} unrecorded files recorded"
         )
     return 0
-
