@@ -49,7 +49,8 @@ T0 = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
 
 
 def memory(name: str, body: str) -> bytes:
-    return f"---\nname: {name}\nmetadata:\n  type: user\n  recorded: 2026-11-30\n---\n{body}\n".encode()
+    head = f"---\nname: {name}\nmetadata:\n  type: user\n  recorded: 2026-11-30\n---\n"
+    return f"{head}{body}\n".encode()
 
 
 class Ticks:
@@ -225,7 +226,7 @@ def test_the_anthropic_tool_and_the_context_block_never_see_history(tmp_path: Pa
     assert ".memfs" not in turn.context_block
 
 
-# -- cost: the read path costs nothing extra --------------------------------------------------------
+# -- cost: the read path costs nothing extra ---------------------------------------------------
 
 
 def _turn_reads(history: bool) -> dict[str, int]:
@@ -318,13 +319,18 @@ def test_a_crash_after_the_version_is_explained_and_restores_cleanly(
         assert fs.raw.cat_file("memory/role.md") == old
 
 
+def _plus(line: bytes, current: bytes | None) -> bytes:
+    return (current or b"") + line
+
+
 def _killed_writer(root: str, run: int) -> None:
     fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, credential_guard=False)
     rng = random.Random(run)
     for i in itertools.count():
         body = f"run {run} write {i} " * rng.choice((5, 500, 5000))
         fs.pipe_file("memory/log.md", memory("log", body))
-        fs.update("MEMORY.md", lambda b, i=i: (b or b"") + f"- run {run} {i}\n".encode())
+        line = f"- run {run} {i}\n".encode()
+        fs.update("MEMORY.md", functools.partial(_plus, line))
 
 
 def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
@@ -366,7 +372,7 @@ def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
             assert history.show(path, v.id)  # its content is there to restore
 
 
-# -- two writers on one file ------------------------------------------------------------------------
+# -- two writers on one file ---------------------------------------------------------------------
 
 
 def _pod(root: str, pod: int, edits: int, start: Any) -> None:
@@ -376,7 +382,7 @@ def _pod(root: str, pod: int, edits: int, start: Any) -> None:
         line = f"- pod {pod} edit {i}\n".encode()
         while True:
             try:
-                fs.update("MEMORY.md", functools.partial(lambda ln, b: (b or b"") + ln, line))
+                fs.update("MEMORY.md", functools.partial(_plus, line))
                 break
             except FileExistsError:
                 continue

@@ -2,6 +2,7 @@
 create-only PUTs (``If-None-Match: *``), two pods writing one file keep one chain of versions,
 and a crash between the version and the file is explained and restored."""
 
+# ruff: noqa: F811  (the moto fixtures of tests/test_s3.py are imported, then taken as arguments)
 from __future__ import annotations
 
 import functools
@@ -14,11 +15,11 @@ import pytest
 pytest.importorskip("s3fs")
 pytest.importorskip("moto")
 
-from memfs.history import History  # noqa: E402
-from memfs.versions import BLOBS_DIR, record_keys  # noqa: E402
+from memfs.history import History
+from memfs.versions import BLOBS_DIR, record_keys
 
-from tests.test_history import DiesBeforeFileWrite, Killed, Ticks, memory  # noqa: E402
-from tests.test_s3 import S3Server, mount, prefix, s3_server  # noqa: E402, F401
+from tests.test_history import DiesBeforeFileWrite, Killed, Ticks, _plus, memory
+from tests.test_s3 import S3Server, mount, prefix, s3_server  # noqa: F401
 
 
 def test_versions_on_s3_are_create_only_puts_and_hidden(s3_server: S3Server, prefix: str) -> None:
@@ -60,15 +61,15 @@ def test_a_crash_after_the_version_on_s3_restores_cleanly(s3_server: S3Server, p
     assert fs.raw.cat_file("memory/role.md") == memory("role", "new")
 
 
-def _pod(endpoint: str, prefix: str, pod: int, edits: int, start: Any, out: Any) -> None:
+def _pod(endpoint: str, where: str, pod: int, edits: int, start: Any, out: Any) -> None:
     try:
-        fs = mount(endpoint, prefix, actor=f"pod {pod}")
+        fs = mount(endpoint, where, actor=f"pod {pod}")
         start.wait()
         for i in range(edits):
             line = f"- pod {pod} edit {i}\n".encode()
             while True:
                 try:
-                    fs.update("MEMORY.md", functools.partial(lambda ln, b: (b or b"") + ln, line))
+                    fs.update("MEMORY.md", functools.partial(_plus, line))
                     break
                 except FileExistsError:
                     continue

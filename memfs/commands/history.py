@@ -116,7 +116,7 @@ def render_log(log: FileLog, console: Console) -> None:
         table.add_column(col)
     for v in log.versions:
         r = v.record
-        op = r.operation
+        op: str = r.operation
         if r.moved_from:
             op += f" (moved from {r.moved_from})"
         if r.moved_to:
