@@ -407,6 +407,7 @@ def test_arms_interleave_take_their_levers_and_are_compared(tmp_path):
 
 def test_a_destroyed_memory_with_no_version_is_reported_not_restorable(tmp_path):
     from memfs import LocalFileStore, MemFS
+
     from memfs_eval.harness import restorable_from_history, restore_note
 
     fs = MemFS(LocalFileStore(tmp_path / "ws"), history=False)
