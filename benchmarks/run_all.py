@@ -30,6 +30,7 @@ from benchmarks import (
     bench_crowdout,
     bench_edit,
     bench_forgery,
+    bench_history,
     bench_index,
     bench_read,
     bench_stats,
@@ -119,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             (("10",), lambda: [estimator_row()]),
             (("11", "12"), lambda: bench_credentials.run(ws)),
             (("13",), lambda: bench_forgery.run(ws)),
+            (("14", "15", "16", "17"), lambda: bench_history.run(ws)),
         ]
         for ids, step in steps:
             if not wanted(*ids):

@@ -75,7 +75,9 @@ class Workspaces:
         if n_files not in self.generated:
             # Written through the credential guard, as an agent's writes are: the generated
             # store (10,000-file index included) must store without a refusal.
-            fs = MemFS(_PlainWriteStore(d), clock=bench_clock)
+            # No version history: a fixture is not a change anyone will want back, and the
+            # rows that read it measure the store as the platform holds it.
+            fs = MemFS(_PlainWriteStore(d), clock=bench_clock, history=False)
             self.generated[n_files] = generate_workspace(fs, n_files)
         return d
 

@@ -180,6 +180,14 @@ def reserved_name(path: str, prefix: str) -> UnsafePathError:
     )
 
 
+def reserved_area(path: str, name: str) -> UnsafePathError:
+    return UnsafePathError(
+        path,
+        f"{name!r} is memfs's own area (version history), which no workspace path can reach",
+        advice="Choose another name.",
+    )
+
+
 def workspace_gone() -> FileNotFoundError:
     """The workspace directory was removed after it was opened (it is never re-created)."""
     return FileNotFoundError(
@@ -402,6 +410,7 @@ __all__ = [
     "not_empty",
     "not_found",
     "nothing_to_delete",
+    "reserved_area",
     "reserved_name",
     "root_refused",
     "workspace_gone",

@@ -12,7 +12,10 @@ is written once, here:
   the filesystem, not the model, knows when a write happened;
 * ``read_only=True`` (or ``fs.read_only()``) refuses every mutation with
   ``PermissionError(errno.EROFS)`` — the mount workflow runs get;
-* every path is confined to the workspace (:mod:`memfs.paths`).
+* every path is confined to the workspace (:mod:`memfs.paths`);
+* every change to a memory file or the index is kept as a version in the same store, with the
+  actor that made it (:mod:`memfs.versions`, written only by :meth:`MemFS.save` and the delete
+  and move paths below; :mod:`memfs.history` reads, restores and redacts them).
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from fsspec.implementations.local import trailing_sep
 from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
 from fsspec.utils import other_paths
 
-from memfs import errors, staleness
-from memfs.conflicts import content_sha256
+from memfs import errors, staleness, versions
+from memfs.conflicts import check_sha256, content_sha256
 from memfs.credentials import check_credentials
 from memfs.frontmatter_block import stamp_recorded
 from memfs.layout import PLATFORM, Layout
@@ -46,6 +49,7 @@ from memfs.stores import (
     with_preconditions,
 )
 from memfs.tags import escape_for_agent_bytes
+from memfs.versions import HistoryOptions
 
 Clock = Callable[[], dt.date]
 Change = Callable[[bytes | None], bytes]
@@ -66,6 +70,11 @@ honouring a conditional write (s3fs switches to a multipart upload at 100 MiB). 
 no cap (the design leaves its size to the agent's curation)."""
 
 
+UNKNOWN_ACTOR = "unknown"
+"""Who a version is attributed to when the surface that wrote it did not say
+(:meth:`MemFS.acting_as`)."""
+
+
 def utc_today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
 
@@ -77,6 +86,8 @@ class MemFS(AbstractFileSystem):
     (``MemFS("/data/items/42")``, or ``path=``) or any fsspec target the way ``DirFileSystem``
     chains one (``MemFS(path="bucket/items/42", target_protocol="s3", target_options={...})``).
     ``layout`` says where the memory area and the index are (:mod:`memfs.layout`).
+    ``history`` says whether and how changes to memory are versioned (:mod:`memfs.versions`;
+    ``False`` records nothing) and ``actor`` who this instance's changes are attributed to.
     """
 
     protocol = "memfs"
@@ -98,6 +109,8 @@ class MemFS(AbstractFileSystem):
         credential_guard: bool = True,
         guarded_paths: frozenset[str] = frozenset(),
         max_memory_file_bytes: int | None = DEFAULT_MAX_MEMORY_FILE_BYTES,
+        history: HistoryOptions | bool = True,
+        actor: str = UNKNOWN_ACTOR,
         **storage_options: Any,
     ) -> None:
         super().__init__(**storage_options)
@@ -145,6 +158,10 @@ class MemFS(AbstractFileSystem):
         self.credential_guard = credential_guard
         self.guarded_paths = frozenset(normalize(p) for p in guarded_paths)
         self.max_memory_file_bytes = max_memory_file_bytes
+        if isinstance(history, bool):
+            history = HistoryOptions() if history else versions.NO_HISTORY
+        self.history_options = history
+        self.actor = actor
 
     def __repr__(self) -> str:
         flags = [
@@ -164,6 +181,8 @@ class MemFS(AbstractFileSystem):
             "credential_guard": self.credential_guard,
             "guarded_paths": self.guarded_paths,
             "max_memory_file_bytes": self.max_memory_file_bytes,
+            "history": self.history_options,
+            "actor": self.actor,
         }
         opts.update(changes)
         return type(self)(self.store, **opts)
@@ -181,6 +200,19 @@ class MemFS(AbstractFileSystem):
     def read_only(self) -> MemFS:
         """A read-only mount of the same workspace (what a workflow turn gets)."""
         return self if self.is_read_only else self._sibling(read_only=True)
+
+    def acting_as(self, actor: str, *, unless_set: bool = False) -> MemFS:
+        """The same workspace with its changes attributed to ``actor`` in the version history
+        (a chat turn, a workflow step, a CLI user, an MCP client). ``unless_set`` keeps an
+        actor this instance already has."""
+        if actor == self.actor or (unless_set and self.actor != UNKNOWN_ACTOR):
+            return self
+        return self._sibling(actor=actor)
+
+    def records(self, rel: str) -> bool:
+        """Whether changes to ``rel`` are versioned: the memory area and the index."""
+        layout = self.layout
+        return self.history_options.enabled and (layout.in_memory_area(rel) or layout.is_index(rel))
 
     def guarding(self, paths: Iterable[str]) -> MemFS:
         """The same workspace with the credential guard also on ``paths`` (files injected into
@@ -292,6 +324,8 @@ class MemFS(AbstractFileSystem):
         *,
         create: bool = False,
         expected_sha256: str | None = None,
+        restored_from: str | None = None,
+        moved_from: str | None = None,
     ) -> bytes:
         """Store ``data`` at ``path`` and return the bytes stored (see :meth:`prepare_write`).
 
@@ -299,6 +333,9 @@ class MemFS(AbstractFileSystem):
         they changed since, :class:`~memfs.errors.PreconditionFailedError` is raised and
         nothing is written. ``create`` refuses an existing path with
         :class:`~memfs.errors.PathConflictError`. Both are FileExistsError.
+
+        A change to a memory file or the index is recorded as a version first
+        (:meth:`_commit`); ``restored_from`` and ``moved_from`` say what the version is.
         """
         self._check_writable(path, "write")
         rel = self._rel(path)
@@ -313,8 +350,144 @@ class MemFS(AbstractFileSystem):
             and not layout.is_index(rel)
         ):
             raise errors.MemoryFileTooLargeError(rel, len(prepared), limit, layout.index_path)
-        self.store.write(rel, prepared, expected_sha256=expected_sha256, create=create)
-        return prepared
+        if not self.records(rel):
+            self.store.write(rel, prepared, expected_sha256=expected_sha256, create=create)
+            return prepared
+        extra = {"restored_from": restored_from, "moved_from": moved_from}
+        if create or expected_sha256 is not None:
+            parent = None if create else check_sha256(expected_sha256 or "")
+            if parent == content_sha256(prepared):  # no change, so no version; the store
+                # still decides whether the file holds what the caller read
+                self.store.write(rel, prepared, expected_sha256=parent)
+            else:
+                self._commit(rel, prepared, parent, **extra)
+            return prepared
+        # A blind write: the version needs the content it replaces, and the write is made
+        # conditional on it so the records stay one chain; another writer in between is re-read.
+        last: errors.WriteConflictError | None = None
+        for _ in range(DEFAULT_ATTEMPTS):
+            try:
+                current: bytes | None = self.store.read(rel)
+            except FileNotFoundError:
+                current = None
+            if current == prepared:
+                return prepared  # already stored: nothing changes, nothing to record
+            try:
+                self._commit(
+                    rel, prepared, None if current is None else content_sha256(current), **extra
+                )
+                return prepared
+            except errors.WriteConflictError as e:
+                last = e
+        assert last is not None
+        raise errors.UpdateConflictError(
+            last.path, last.expected_sha256, last.actual_sha256, attempts=DEFAULT_ATTEMPTS
+        ) from last
+
+    # -- the version history: blob, then record, then the file ------------------------------------
+
+    def _commit(
+        self,
+        rel: str,
+        data: bytes,
+        parent: str | None,
+        *,
+        restored_from: str | None = None,
+        moved_from: str | None = None,
+    ) -> None:
+        """Write ``data`` to ``rel`` replacing the content hashed ``parent`` (None: no file),
+        recorded: the blob, then the version record, then the file, conditional on ``parent``.
+
+        A write the store refuses leaves no record (this change never happened); a process
+        killed between the record and the file leaves one whose content is not the file's
+        ("recorded, not applied" in ``memfs log``).
+        """
+        options, store = self.history_options, self.store
+        sha = versions.put_blob(store, data)
+        operation: versions.Operation = (
+            "restored" if restored_from else "created" if parent is None else "modified"
+        )
+        record = versions.new_record(
+            options,
+            path=rel,
+            operation=operation,
+            actor=self.actor,
+            data=data,
+            sha256=sha,
+            parent=parent,
+            restored_from=restored_from,
+            moved_from=moved_from,
+        )
+        key = versions.put_record(store, record, options)
+        try:
+            store.write(rel, data, expected_sha256=parent, create=parent is None)
+        except Exception:
+            with contextlib.suppress(OSError):
+                store.delete(key)
+            raise
+        self._after_change(rel)
+
+    def _delete_recorded(
+        self, rel: str, data: bytes | None = None, *, moved_to: str | None = None
+    ) -> None:
+        """Delete the file ``rel`` holding ``data`` (read when None), recorded as a version:
+        its content is kept as a blob (it may predate the history), the record names it as the
+        parent, and the delete is conditional on it (PreconditionFailedError if it changed)."""
+        store = self.store
+        if data is None:
+            data = store.read(rel)
+        sha = versions.put_blob(store, data)
+        record = versions.new_record(
+            self.history_options,
+            path=rel,
+            operation="deleted",
+            actor=self.actor,
+            data=None,
+            sha256=None,
+            parent=sha,
+            moved_to=moved_to,
+        )
+        key = versions.put_record(store, record, self.history_options)
+        try:
+            store.delete(rel, expected_sha256=sha)
+        except Exception:
+            with contextlib.suppress(OSError):
+                store.delete(key)
+            raise
+        self._after_change(rel)
+
+    def _delete_file(self, rel: str) -> None:
+        """Delete the file ``rel`` whatever it holds (a blind delete), recorded if versioned."""
+        if not self.records(rel):
+            self.store.delete(rel)
+            return
+        for attempt in range(1, DEFAULT_ATTEMPTS + 1):
+            try:
+                self._delete_recorded(rel)
+                return
+            except errors.PreconditionFailedError:
+                if attempt == DEFAULT_ATTEMPTS:
+                    raise
+
+    def record_baseline(self, rel: str, data: bytes) -> None:
+        """Record ``data``, the current content of ``rel`` that no version holds (written
+        before history was kept, or outside memfs), as a version; the file is not touched."""
+        sha = versions.put_blob(self.store, data)
+        record = versions.new_record(
+            self.history_options,
+            path=rel,
+            operation="created",
+            actor=self.actor,
+            data=data,
+            sha256=sha,
+            parent=None,
+        )
+        versions.put_record(self.store, record, self.history_options)
+
+    def _after_change(self, rel: str) -> None:
+        options = self.history_options
+        if options.prune_on_write:
+            versions.prune_file(self.store, rel, options.retention, options.now())
 
     def update(
         self,
@@ -562,7 +735,7 @@ class MemFS(AbstractFileSystem):
         if self.store.is_dir(rel):
             self.store.rmdir(rel)
         else:
-            self.store.delete(rel)
+            self._delete_file(rel)
 
     _rm = rm_file
 
@@ -591,6 +764,8 @@ class MemFS(AbstractFileSystem):
             try:
                 if is_dir[rel]:
                     self.store.rmdir(rel)
+                elif self.records(rel):
+                    self._delete_file(rel)  # FileNotFoundError: nothing there
                 elif self.store.exists(rel):
                     self.store.delete(rel)
                 # else: nothing there (a literal name that does not exist)
@@ -680,9 +855,12 @@ class MemFS(AbstractFileSystem):
         if src == dst:
             return None
         data = self.store.read(src)
-        self.save(dst, data, create=create)
+        self.save(dst, data, create=create, moved_from=src if self.records(src) else None)
         try:
-            self.store.delete(src, expected_sha256=content_sha256(data))
+            if self.records(src):
+                self._delete_recorded(src, data, moved_to=dst)
+            else:
+                self.store.delete(src, expected_sha256=content_sha256(data))
         except errors.PreconditionFailedError as e:
             return errors.MoveConflictError(
                 src, e.expected_sha256, e.actual_sha256, destination=dst

@@ -5,7 +5,10 @@ workspace root. Anything that could reach outside the root is refused here, befo
 is touched, so no backend has to get confinement right on its own. So is every name a backend
 would store under another key (object stores read ``?`` and ``#`` as a version or a fragment,
 and XML listings cannot carry control characters), so two workspace paths are never one key,
-and the names reserved for memfs's own temporary and lock files (:data:`RESERVED_PREFIX`).
+the names reserved for memfs's own temporary and lock files (:data:`RESERVED_PREFIX`), and
+memfs's own area (:data:`RESERVED_DIR`, where version history lives): no workspace path reaches
+it and no listing shows it. Only a store, for the keys :mod:`memfs.versions` writes, passes
+``reserved=True``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
-from memfs.errors import UnsafePathError, reserved_name
+from memfs.errors import UnsafePathError, reserved_area, reserved_name
 
 MAX_SEGMENT_BYTES = 255
 """Longest path segment in UTF-8 bytes: the common limit of local filesystems and S3 tools."""
@@ -28,6 +31,14 @@ RESERVED_PREFIX = ".memfs-tmp-"
 files. No workspace path may contain such a segment, so no agent can write, read, delete or
 list one, whatever the store: a planted lock file could otherwise break mutual exclusion."""
 
+RESERVED_DIR = ".memfs"
+"""A path segment equal to this (in any letter case) is memfs's own area: version history
+(:mod:`memfs.versions`) lives under ``.memfs/`` at the workspace root. No workspace path may
+contain such a segment, so no agent, tool, server or command reads, writes, deletes or lists it
+through a :class:`~memfs.filesystem.MemFS`; stores accept it (``reserved=True``) because the
+history is written through them, and their listings never show it unless asked for a path
+inside it."""
+
 _KEY_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029?#\ud800-\udfff]")
 """Characters a backend strips or reinterprets in a key, or that cannot be stored at all:
 ``?`` starts a query or a version id (s3fs cuts ``?versionId=…`` off a key), ``#`` a fragment
@@ -36,25 +47,27 @@ characters and the Unicode line and paragraph separators would split a line of a
 into two names, and lone surrogates are not text any backend can encode."""
 
 
-def normalize(path: str, *, allow_absolute: bool = False) -> str:
+def normalize(path: str, *, allow_absolute: bool = False, reserved: bool = False) -> str:
     """Return the canonical workspace path for ``path`` or raise :class:`UnsafePathError`.
 
     ``allow_absolute`` lets the filesystem layer accept ``/memory/x.md`` (fsspec's root is
     ``/``); stores never accept it, because there a leading slash means the host's root.
+    ``reserved`` lets a store accept a path into memfs's own area (:data:`RESERVED_DIR`); every
+    workspace path, which is what everything above the stores handles, is refused there.
     """
     if type(path) is str:
         # Every read normalises twice (filesystem, then store) the same few paths, turn after
         # turn; the checks below are pure, so their answer is cached (refusals are not).
-        return _normalize_cached(path, allow_absolute)
-    return _normalize(path, allow_absolute)
+        return _normalize_cached(path, allow_absolute, reserved)
+    return _normalize(path, allow_absolute, reserved)
 
 
 @functools.lru_cache(maxsize=4096)
-def _normalize_cached(path: str, allow_absolute: bool) -> str:
-    return _normalize(path, allow_absolute)
+def _normalize_cached(path: str, allow_absolute: bool, reserved: bool) -> str:
+    return _normalize(path, allow_absolute, reserved)
 
 
-def _normalize(path: str, allow_absolute: bool) -> str:
+def _normalize(path: str, allow_absolute: bool, reserved: bool) -> str:
     if not isinstance(path, str):
         raise UnsafePathError(path, "a path must be text")
     if "\x00" in path:
@@ -75,6 +88,8 @@ def _normalize(path: str, allow_absolute: bool) -> str:
             raise UnsafePathError(path, f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
         if seg[: len(RESERVED_PREFIX)].casefold() == RESERVED_PREFIX:
             raise reserved_name(path, RESERVED_PREFIX)
+        if not reserved and seg.casefold() == RESERVED_DIR:
+            raise reserved_area(path, RESERVED_DIR)
         bad = _KEY_CHARACTERS.search(seg)
         if bad:
             raise UnsafePathError(
@@ -104,17 +119,26 @@ def _why_character(ch: str) -> str:
     return f"it contains the control character U+{ord(ch):04X}, which names cannot hold"
 
 
-def is_canonical(path: str) -> bool:
+def is_canonical(path: str, *, reserved: bool = False) -> bool:
     """Whether ``path`` (a name or a path found in a listing) is a workspace path as it stands.
 
     A name that :func:`normalize` refuses or changes (reserved, a control character, a '..' in
     disguise, bytes that are not UTF-8, a '?' another tool stored) cannot be read or written
-    through memfs, so no listing offers it.
+    through memfs, so no listing offers it. ``reserved``: a listing inside memfs's own area
+    (:func:`is_reserved`), which may show its entries.
     """
     try:
-        return normalize(path) == path
+        return normalize(path, reserved=reserved) == path
     except UnsafePathError:
         return False
+
+
+def is_reserved(path: str) -> bool:
+    """Whether the normalised ``path`` lies in memfs's own area (a :data:`RESERVED_DIR` segment)."""
+    folded = path.casefold()
+    if RESERVED_DIR not in folded:  # the common case, without splitting
+        return False
+    return any(seg == RESERVED_DIR for seg in folded.split("/"))
 
 
 def _disguised_traversal(seg: str) -> str | None:

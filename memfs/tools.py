@@ -315,7 +315,8 @@ class FileToolExecutor:
     file the turn has not seen is refused, and an overwrite is conditioned on the bytes the
     turn saw. :meth:`begin_turn` starts the next turn on the same executor. The settings come
     from the manifest (``read_before_write``, ``write_receipt``, ``index_nudge``); a keyword
-    given here wins.
+    given here wins. ``actor`` names the writer in the version history (default: the mount's
+    own actor if it has one, else "chat turn", or "workflow step" on a read-only mount).
     """
 
     def __init__(
@@ -328,9 +329,14 @@ class FileToolExecutor:
         read_before_write: bool | None = None,
         write_receipt: bool | None = None,
         index_nudge: bool | None = None,
+        actor: str | None = None,
     ) -> None:
         # A context file is replayed into every turn, like memory: it gets the same guard.
-        self.fs = fs if manifest is None else fs.guarding(manifest.context_files or [])
+        fs = fs if manifest is None else fs.guarding(manifest.context_files or [])
+        # Versions written through these tools name who wrote them, unless the mount already
+        # says (an MCP client, a workflow step that writes memory).
+        default = "workflow step" if fs.is_read_only else "chat turn"
+        self.fs = fs.acting_as(actor or default, unless_set=actor is None)
         self.manifest = manifest
 
         def setting(name: str, given: bool | None, default: bool) -> bool:

@@ -719,7 +719,7 @@ def test_concurrent_writer_deleting_the_file_is_reported(tmp_path: Path) -> None
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
     tool = MemFSMemoryTool(fs)
     run(tool, C("/memories/a.md", "a\n"))
-    real_exists = fs.exists
+    real_exists = tool.fs.exists
 
     def exists_then_vanish(path: str, **kw: Any) -> bool:
         found = real_exists(path, **kw)
@@ -727,7 +727,7 @@ def test_concurrent_writer_deleting_the_file_is_reported(tmp_path: Path) -> None
             fs.raw.rm_file(path)
         return found
 
-    fs.exists = exists_then_vanish  # type: ignore[method-assign]
+    tool.fs.exists = exists_then_vanish  # type: ignore[method-assign]  # the tool's mount
     assert run(tool, SR("/memories/a.md", "a", "b")) == (
         "error",
         "The file /memories/a.md no longer exists (may have been deleted or renamed concurrently).",

@@ -72,7 +72,9 @@ class SdkMemoryTool(MemFSMemoryTool):
     def __init__(self, base_path: str = "./memory") -> None:
         self.base_path = Path(base_path)
         store = LocalFileStore(base_path)
-        super().__init__(MemFS(store, layout=_layout()))
+        # The SDK's tests snapshot the whole directory and expect the memory files alone;
+        # memfs's version history (.memfs/, tests/test_history.py) is off for them.
+        super().__init__(MemFS(store, layout=_layout(), history=False))
         self.host_root = Path(store.root)
         self.memory_root = self.base_path / MEMORY_DIR
         self.fs.makedirs(MEMORY_DIR, exist_ok=True)  # the reference creates it here too
@@ -106,7 +108,9 @@ class SdkAsyncMemoryTool(MemFSAsyncMemoryTool):
     def __init__(self, base_path: str = "./memory") -> None:
         self.base_path = AsyncPath(base_path)
         store = LocalFileStore(base_path)
-        super().__init__(MemFS(store, layout=_layout()))
+        # The SDK's tests snapshot the whole directory and expect the memory files alone;
+        # memfs's version history (.memfs/, tests/test_history.py) is off for them.
+        super().__init__(MemFS(store, layout=_layout(), history=False))
         self.checking = _Checked(self.sync.fs)
         self.sync = self.checking
         self.host_root = Path(store.root)

@@ -373,9 +373,13 @@ def test_arms_interleave_take_their_levers_and_are_compared(tmp_path):
     off = by_arm["off"]
     assert off.verdict.destroyed == ["memory/hub-purpose.md"]
     assert [c.name for c in off.record.tool_calls] == ["write_file", "write_file"]
+    # ...and its content before the turn is a version the history can restore
+    assert off.restorable == {"memory/hub-purpose.md": True}
+    assert "restorable from history: memory/hub-purpose.md" in off.verdict.notes
     # levers on: the overwrite is refused, the repeat is answered by the guard, nothing lost
     on = by_arm["on"]
     assert on.verdict.destroyed == [] and on.record.after == on.record.before
+    assert on.restorable == {}
     assert on.record.tool_calls[0].result.startswith(
         "Error: memory/hub-purpose.md already exists (a project memory: "
         "'This hub follows production questions for plant A')"
@@ -398,6 +402,26 @@ def test_arms_interleave_take_their_levers_and_are_compared(tmp_path):
     assert (tmp_path / "run" / "arms.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "](arms.png)" in md
     assert "memory/hub-purpose.md" in md  # the per-sample table names the file destroyed
+    assert "restorable from history: memory/hub-purpose.md" in md
+
+
+def test_a_destroyed_memory_with_no_version_is_reported_not_restorable(tmp_path):
+    from memfs import LocalFileStore, MemFS
+
+    from memfs_eval.harness import restorable_from_history, restore_note
+
+    fs = MemFS(LocalFileStore(tmp_path / "ws"), history=False)
+    fs.pipe_file("memory/a.md", b"---\nname: a\n---\nA.\n")
+    before = {"memory/a.md": fs.raw.cat_file("memory/a.md").decode()}
+    fs.pipe_file("memory/a.md", b"---\nname: a\n---\nB.\n")
+    got = restorable_from_history(fs, before, ["memory/a.md"])
+    assert got == {"memory/a.md": False}
+    assert restore_note(got) == "NOT restorable from history: memory/a.md"
+    with_history = MemFS(LocalFileStore(tmp_path / "ws2"))
+    with_history.pipe_file("memory/a.md", b"---\nname: a\n---\nA.\n")
+    before = {"memory/a.md": with_history.raw.cat_file("memory/a.md").decode()}
+    with_history.rm("memory/a.md")
+    assert restorable_from_history(with_history, before, ["memory/a.md"]) == {"memory/a.md": True}
 
 
 def test_arms_resume_per_arm(tmp_path):

@@ -443,8 +443,8 @@ def test_rename_keeps_an_edit_that_lands_during_it(fs: MemFS) -> None:
     tool.call({"command": "create", "path": "/memories/a.md", "file_text": SEED + "old\n"})
     edit = {"command": "str_replace", "path": "/memories/a.md", "old_str": "old", "new_str": "new"}
     replies: list[str] = []
-    _edit_when_copied(
-        fs, "memory/a.md", "memory/b.md", lambda: replies.append(str(tool.call(edit)))
+    _edit_when_copied(  # on the tool's mount (it names itself in the version history)
+        tool.fs, "memory/a.md", "memory/b.md", lambda: replies.append(str(tool.call(edit)))
     )
     with pytest.raises(ToolError) as info:
         tool.call({"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/b.md"})

@@ -250,7 +250,9 @@ def test_memfs_mcp_over_stdio(tmp_path: Path) -> None:
 
 def test_memfs_mcp_read_only_over_stdio(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    MemFS(LocalFileStore(ws), clock=lambda: TODAY).pipe_file(INDEX_FILE, INDEX.encode())
+    # seeded without version history, so the tree below is exactly what the server could touch
+    seed = MemFS(LocalFileStore(ws), clock=lambda: TODAY, history=False)
+    seed.pipe_file(INDEX_FILE, INDEX.encode())
 
     async def go() -> None:
         async with Client(_stdio(ws, "--read-only"), read_timeout_seconds=60) as client:

@@ -261,7 +261,8 @@ def test_a_conditional_write_after_a_read_costs_one_put(fs: MemFS, s3_server: S3
     assert sent["PUT If-Match"] == 1 and sent["GET"] == 0 and sent["PUT"] == 0
     before = s3_server.requests.copy()
     fs.pipe_file("memory/new.md", b"x", mode="create")
-    assert (s3_server.requests - before)["PUT If-None-Match"] == 1
+    # the file's, and its version's blob and record (create-only PUTs too, memfs.versions)
+    assert (s3_server.requests - before)["PUT If-None-Match"] == 3
 
 
 def test_what_moto_supports_of_conditional_writes(s3_server: S3Server) -> None:
@@ -615,9 +616,11 @@ def test_store_calls_per_turn_on_s3(s3_server: S3Server, prefix: str) -> None:
     store_calls = counting.total
     requests = sum(sent.values())
     assert sent["PUT If-Match"] == 2 and sent["PUT"] == 0  # both edits were conditional
-    # inject: 1 GET; read_file: 1 GET; each edit: 1 GET + 1 conditional PUT, no LIST or HEAD
-    assert counting.counts == {"read": 4, "write": 2}
-    assert requests <= 6, dict(sent)
+    # inject: 1 GET; read_file: 1 GET; each edit: 1 GET + 1 conditional PUT, no LIST or HEAD,
+    # and its version: the blob and the record, each a create-only PUT (memfs.versions)
+    assert sent["PUT If-None-Match"] == 4
+    assert counting.counts == {"read": 4, "write": 6}
+    assert requests <= 10, dict(sent)
     assert setup.raw.cat_file("memory/user-role.md").endswith(b"infra team.\n")
     print(
         f"\n[s3 turn] context block + read_file + 2 edit_file: {store_calls} FileStore calls "

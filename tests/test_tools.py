@@ -638,15 +638,17 @@ def test_store_calls_per_tool_call(counted):
     store, ex = counted
     assert calls(store, ex, "read_file", {"path": "memory/hub-purpose.md"})[0] == 1
     assert calls(store, ex, "read_file", {"path": "memory/none.md"})[0] == 1
-    assert calls(store, ex, "write_file", {"path": "memory/new.md", "content": NEW_FACT})[0] == 1
+    # Every memory write is recorded first (memfs.versions): + the blob and the version record.
+    assert calls(store, ex, "write_file", {"path": "memory/new.md", "content": NEW_FACT})[0] == 3
     n, out = calls(store, ex, "write_file", {"path": "memory/m1.md", "content": NEW_FACT})
-    assert n == 2 and "has not read it" in out
+    # the refused create: blob, record, the write the store refused, the record taken back; read
+    assert n == 5 and "has not read it" in out
     n, out = calls(store, ex, "write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
-    assert n == 1 and out.startswith("Overwrote")  # read above: one conditional write
+    assert n == 3 and out.startswith("Overwrote")  # read above: one conditional write, recorded
     n, out = calls(
         store, ex, "edit_file", {"path": "memory/m2.md", "old_string": "A.\n", "new_string": "B.\n"}
     )
-    assert n == 2 and out.startswith("Edited")
+    assert n == 4 and out.startswith("Edited")
     n, out = calls(store, ex, "list_files", {"path": "memory"})
     assert n <= 2 and len(out.splitlines()) == 22
     assert calls(store, ex, "list_files", {})[0] <= 2

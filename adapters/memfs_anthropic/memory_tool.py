@@ -265,7 +265,7 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
         self, fs: MemFS, *, cache_control: BetaCacheControlEphemeralParam | None = None
     ) -> None:
         super().__init__(cache_control=cache_control)
-        self.fs = fs
+        self.fs = fs.acting_as("anthropic memory tool", unless_set=True)  # for the history
         self.memory_dir = fs.layout.memory_dir
         self.index_path = fs.layout.index_path
         self._links = _LocalLinks.of(fs)

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from memfs import LocalFileStore, MemFS
-from pydantic import BaseModel
+from memfs.history import History
+from pydantic import BaseModel, Field
 
 from memfs_eval.arms import Arm, interleave
 from memfs_eval.judge import SampleRecord, ToolCallRecord, Verdict, judge
@@ -60,6 +61,31 @@ class SampleResult(BaseModel):
     record: SampleRecord
     verdict: Verdict
     usage: dict[str, Any] | None = None
+    restorable: dict[str, bool] = Field(
+        default_factory=dict,
+        description="per destroyed file: whether its content before the turn can be restored "
+        "from the workspace's version history",
+    )
+
+
+def restorable_from_history(
+    fs: MemFS, before: dict[str, str], destroyed: list[str]
+) -> dict[str, bool]:
+    """Whether each destroyed file's content before the turn is a version ``memfs restore``
+    can put back (:meth:`memfs.history.History.restorable`)."""
+    history = History(fs)
+    return {p: p in before and history.restorable(p, before[p].encode("utf-8")) for p in destroyed}
+
+
+def restore_note(restorable: dict[str, bool]) -> str:
+    """The sample's note on its destroyed memories; empty when none was destroyed."""
+    if not restorable:
+        return ""
+    yes = [p for p, ok in restorable.items() if ok]
+    no = [p for p, ok in restorable.items() if not ok]
+    parts = [f"restorable from history: {', '.join(yes)}"] if yes else []
+    parts += [f"NOT restorable from history: {', '.join(no)}"] if no else []
+    return "; ".join(parts)
 
 
 def date_line(today: dt.date) -> str:
@@ -167,6 +193,9 @@ def run_sample(
         arm=arm.name,
     )
     verdict = judge(scenario, record)
+    restorable = restorable_from_history(fs, before, verdict.destroyed)
+    if note := restore_note(restorable):
+        verdict.notes.append(note)
     if opinion is not None and record.error is None:
         verdict.llm_opinion = opinion(scenario, record, verdict)
     usage = getattr(result, "usage", None)
@@ -174,6 +203,7 @@ def run_sample(
         record=record,
         verdict=verdict,
         usage=usage.model_dump() if isinstance(usage, BaseModel) else None,
+        restorable=restorable,
     )
     if isinstance(result, BaseModel):
         _write_json(here / "transcript.json", result.model_dump(mode="json"))
@@ -217,6 +247,8 @@ def rejudge(out_dir: Path, scenarios: list[Scenario], config: RunConfig | None =
             r.record.cut_by_max_tokens = any(st.get("finish_reason") == "length" for st in steps)
         verdict = judge(scenario, r.record)
         verdict.llm_opinion = r.verdict.llm_opinion
+        if note := restore_note({p: r.restorable.get(p, False) for p in verdict.destroyed}):
+            verdict.notes.append(note)
         changed += verdict.outcome != r.verdict.outcome
         r.verdict = verdict
         if where.exists():

@@ -174,6 +174,7 @@ def build_server(
 ) -> Server[Any]:
     """An MCP server for the workspace of ``fs`` (pass ``fs.read_only()`` to serve read-only)."""
     manifest = manifest or AgentManifest()
+    fs = fs.acting_as("mcp client", unless_set=True)  # who the version history names
     layout = fs.layout
     index_path = layout.index_path
     index_uri = uri_of(index_path)

@@ -278,9 +278,11 @@ def _destination(target: str, layout: Layout, dry_run: bool) -> MemFS:
         if os.path.exists(target):
             raise NotADirectoryError(errno.ENOTDIR, f"{target!r} is not a directory.", target)
         if dry_run:
-            return MemFS(InMemoryFileStore(), layout=layout)
+            return MemFS(InMemoryFileStore(), layout=layout, history=False)
         os.makedirs(target)
-    return MemFS(open_store(target), layout=layout)
+    # No version history: a transfer only creates files (never an overwrite), so nothing it
+    # does needs restoring, and the destination holds the memory files byte for byte, alone.
+    return MemFS(open_store(target), layout=layout, history=False)
 
 
 def _import_source(paths: list[str]) -> Detection:

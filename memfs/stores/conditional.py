@@ -55,7 +55,7 @@ class ProcessLockedStore:
             self.inner.write(path, data)
             return
         expected = None if expected_sha256 is None else check_sha256(expected_sha256)
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         with _PROCESS_LOCK:
             try:
                 current: bytes | None = self.inner.read(rel)
@@ -88,7 +88,7 @@ class ProcessLockedStore:
             self.inner.delete(path)
             return
         expected = check_sha256(expected_sha256)
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         with _PROCESS_LOCK:
             try:
                 current: bytes | None = self.inner.read(rel)

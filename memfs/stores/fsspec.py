@@ -16,7 +16,7 @@ import fsspec
 from fsspec.implementations.local import LocalFileSystem
 
 from memfs import errors
-from memfs.paths import is_canonical, normalize
+from memfs.paths import is_canonical, is_reserved, normalize
 from memfs.stores.host import TEMP_PREFIX
 from memfs.stores.local import LocalFileStore
 
@@ -65,7 +65,7 @@ class FsspecFileStore:
         return f"{type(self).__name__}('{protocol}://{self.root}')"
 
     def _full(self, path: str) -> tuple[str, str]:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             return rel, self.root
         full = f"{self.root}/{rel}" if self.root else rel
@@ -118,17 +118,19 @@ class FsspecFileStore:
         self.fs.get_file(full, local_path)
 
     def ls(self, path: str = "") -> list[str]:
-        _, full = self._full(path)
+        listed, full = self._full(path)
         try:
             found = self.fs.find(full)
         except FileNotFoundError:
             return []
+        inside = is_reserved(listed)
         out = []
         for p in found:
             rel = self._rel(p)
             # a key another tool stored under a name memfs refuses ('?', '#', a control
-            # character, the reserved prefix) cannot be read through memfs: not listed
-            if rel and is_canonical(rel):
+            # character, the reserved prefix) cannot be read through memfs: not listed; nor is
+            # memfs's own area, unless the listing is of a path inside it
+            if rel and is_canonical(rel, reserved=inside):
                 out.append(rel)
         return sorted(out)
 
@@ -178,4 +180,5 @@ class FsspecFileStore:
         except FileNotFoundError:
             return []
         names = {self._rel(p).rsplit("/", 1)[-1] for p in entries}
-        return sorted(n for n in names if n and is_canonical(n))
+        inside = is_reserved(rel)
+        return sorted(n for n in names if n and is_canonical(n, reserved=inside))

@@ -21,7 +21,7 @@ from collections.abc import Hashable, Iterator
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256
-from memfs.paths import MAX_PATH_BYTES, is_canonical, normalize
+from memfs.paths import MAX_PATH_BYTES, is_canonical, is_reserved, normalize
 from memfs.stores.host import (
     DIR_FLAGS,
     TEMP_PREFIX,
@@ -202,7 +202,7 @@ class LocalFileStore:
         expected_sha256: str | None = None,
         create: bool = False,
     ) -> None:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             raise errors.is_a_directory(rel)
         expected = None if expected_sha256 is None else check_sha256(expected_sha256)
@@ -227,7 +227,7 @@ class LocalFileStore:
             self.write(path, f.read())
 
     def read(self, path: str) -> bytes:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             raise errors.is_a_directory(rel)
         with self._at(rel, "read") as at:
@@ -238,7 +238,7 @@ class LocalFileStore:
 
     def read_versioned(self, path: str) -> tuple[bytes, Hashable | None]:
         """:meth:`read` and the file's version (inode, size, modification and change times)."""
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             raise errors.is_a_directory(rel)
         with self._at(rel, "read") as at:
@@ -248,7 +248,7 @@ class LocalFileStore:
         return got
 
     def read_to_file(self, path: str, local_path: str) -> None:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             raise errors.is_a_directory(rel)
         data = self.read(rel)
@@ -256,7 +256,7 @@ class LocalFileStore:
             dst.write(data)
 
     def ls(self, path: str = "") -> list[str]:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if rel:
             with self._at(rel, "list") as at:
                 if at is None:
@@ -269,11 +269,11 @@ class LocalFileStore:
                     return [rel]
         out: list[str] = []
         with self._dir(rel, "list") as fd, _naming(rel, "list"):
-            _scan(fd, rel, out)
+            _scan(fd, rel, out, is_reserved(rel))
         return sorted(out)
 
     def exists(self, path: str) -> bool:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             with contextlib.suppress(FileNotFoundError):
                 os.close(self._root_fd())
@@ -290,7 +290,7 @@ class LocalFileStore:
     def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
         """Delete the file; with ``expected_sha256`` only if its bytes still hash to it (the
         compare and the unlink hold the path's lock, as a conditional write does)."""
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             raise errors.is_a_directory(rel)
         expected = None if expected_sha256 is None else check_sha256(expected_sha256)
@@ -313,7 +313,7 @@ class LocalFileStore:
                     raise errors.not_found(rel) from None
 
     def mkdir(self, path: str) -> None:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             return
         with self._at(rel, "create directory", create=True) as at:
@@ -328,7 +328,7 @@ class LocalFileStore:
                 os.close(child)
 
     def rmdir(self, path: str) -> None:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             raise errors.root_refused("removed")
         with self._at(rel, "remove directory") as at:
@@ -362,7 +362,7 @@ class LocalFileStore:
                 raise
 
     def is_dir(self, path: str) -> bool:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         if not rel:
             return True
         with self._at(rel, "look up") as at:
@@ -375,12 +375,13 @@ class LocalFileStore:
         return False
 
     def listdir(self, path: str = "") -> list[str]:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         names: list[str] = []
+        inside = is_reserved(rel)
         with self._dir(rel, "list") as fd, _naming(rel, "list"), os.scandir(fd) as entries:
             for entry in entries:
                 kind = _kind(entry)
-                if kind is not None and is_canonical(entry.name):
+                if kind is not None and is_canonical(entry.name, reserved=inside):
                     names.append(entry.name)
         return sorted(names)
 
@@ -454,17 +455,18 @@ def _kind(entry: os.DirEntry[str]) -> str | None:
     return None
 
 
-def _scan(fd: int, base: str, out: list[str]) -> None:
+def _scan(fd: int, base: str, out: list[str], reserved: bool = False) -> None:
     """Every listable file below the directory ``fd`` (workspace path ``base``) into ``out``.
 
     Never descends a link (each directory is opened ``O_NOFOLLOW`` relative to its parent), so
-    a link loop cannot make it loop, and at most one descriptor per level is open.
+    a link loop cannot make it loop, and at most one descriptor per level is open. memfs's own
+    area is skipped unless ``reserved`` (the listing was asked for a path inside it).
     """
     subdirs: list[tuple[str, str]] = []
     with os.scandir(fd) as entries:
         for entry in entries:
             name = entry.name
-            if not is_canonical(name):
+            if not is_canonical(name, reserved=reserved):
                 continue
             rel = f"{base}/{name}" if base else name
             if len(rel.encode("utf-8")) > MAX_PATH_BYTES:
@@ -482,7 +484,7 @@ def _scan(fd: int, base: str, out: list[str]) -> None:
                 continue  # removed or swapped for a link since it was listed
             raise
         try:
-            _scan(child, rel, out)
+            _scan(child, rel, out, reserved)
         finally:
             os.close(child)
 

@@ -6,7 +6,7 @@ import threading
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256
-from memfs.paths import normalize, parent
+from memfs.paths import is_reserved, normalize, parent
 
 
 class InMemoryFileStore:
@@ -37,7 +37,7 @@ class InMemoryFileStore:
         expected_sha256: str | None = None,
         create: bool = False,
     ) -> None:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         expected = None if expected_sha256 is None else check_sha256(expected_sha256)
         data = bytes(data)
         with self._lock:
@@ -59,7 +59,7 @@ class InMemoryFileStore:
             self.write(path, f.read())
 
     def read(self, path: str) -> bytes:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         with self._lock:
             if rel in self._files:
                 return self._files[rel]
@@ -73,20 +73,23 @@ class InMemoryFileStore:
             f.write(data)
 
     def ls(self, path: str = "") -> list[str]:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         with self._lock:
             if rel in self._files:
                 return [rel]
             prefix = rel + "/" if rel else ""
-            return sorted(p for p in self._files if p.startswith(prefix))
+            found = [p for p in self._files if p.startswith(prefix)]
+            if not is_reserved(rel):  # memfs's own area is listed only from inside it
+                found = [p for p in found if not is_reserved(p)]
+            return sorted(found)
 
     def exists(self, path: str) -> bool:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         with self._lock:
             return rel in self._files or self._is_dir(rel)
 
     def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         expected = None if expected_sha256 is None else check_sha256(expected_sha256)
         with self._lock:
             if rel not in self._files:
@@ -98,7 +101,7 @@ class InMemoryFileStore:
             del self._files[rel]
 
     def mkdir(self, path: str) -> None:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         with self._lock:
             cur = rel
             while cur:
@@ -108,7 +111,7 @@ class InMemoryFileStore:
                 cur = parent(cur)
 
     def rmdir(self, path: str) -> None:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         with self._lock:
             if not rel:
                 raise errors.root_refused("removed")
@@ -124,12 +127,12 @@ class InMemoryFileStore:
             self._dirs.discard(rel)
 
     def is_dir(self, path: str) -> bool:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         with self._lock:
             return self._is_dir(rel)
 
     def listdir(self, path: str = "") -> list[str]:
-        rel = normalize(path)
+        rel = normalize(path, reserved=True)
         with self._lock:
             if rel in self._files:
                 raise errors.not_a_directory(rel)
@@ -138,4 +141,6 @@ class InMemoryFileStore:
             prefix = rel + "/" if rel else ""
             names = {p[len(prefix) :].split("/", 1)[0] for p in self._files if p.startswith(prefix)}
             names |= {d[len(prefix) :].split("/", 1)[0] for d in self._dirs if d.startswith(prefix)}
+            if not is_reserved(rel):
+                names = {n for n in names if not is_reserved(n)}
             return sorted(names)

@@ -25,6 +25,7 @@ import fsspec.asyn
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256, content_sha256
+from memfs.paths import is_reserved
 from memfs.stores.fsspec import SPECIALISED, FsspecFileStore
 
 _PRECONDITION_CODES = ("PreconditionFailed", "ConditionalRequestConflict", "412", "409")
@@ -87,7 +88,8 @@ class S3FileStore(FsspecFileStore):
         if expected is not None:
             self._put_if_match(rel, full, data, expected)  # only an existing object matches
             return
-        if not rel or self.fs.isdir(full):
+        # memfs's own keys (version history) are never directories: no LIST to ask
+        if not rel or (not is_reserved(rel) and self.fs.isdir(full)):
             raise errors.is_a_directory(rel)
         if create:
             self._put_if_none_match(rel, full, data)

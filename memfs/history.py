@@ -1,0 +1,435 @@
+"""The version history of a workspace as an API: log, show, diff, restore, redact, gc.
+
+``History(fs)`` reads what MemFS recorded (:mod:`memfs.versions`) and changes it only through
+MemFS: a restore is an ordinary write of the old bytes (so it is itself a new version,
+operation ``restored``, with every rule of the write path applied), a redaction rewrites one
+record conditionally on its bytes. Paths are workspace paths, checked by
+:func:`memfs.paths.normalize` like every other; memfs's own area is never one.
+
+A version is named by its id or any unambiguous prefix of it (at least
+:data:`~memfs.versions.MIN_PREFIX` hex digits), among the versions of its path, like git.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+from collections import defaultdict
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from memfs import versions
+from memfs.conflicts import content_sha256
+from memfs.errors import PreconditionFailedError
+from memfs.filesystem import MemFS
+from memfs.paths import normalize
+from memfs.versions import Retention, VersionRecord
+
+Status = Literal["current", "applied", "recorded, not applied", "redacted"]
+
+
+class VersionError(ValueError):
+    """A version that cannot be named, found or used as asked; nothing was changed."""
+
+
+class Version(BaseModel):
+    """A version record and what became of it."""
+
+    record: VersionRecord
+    status: Status
+    key: str = Field(description="where the record is stored, under memfs's own area")
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+
+class FileLog(BaseModel):
+    """Every version of one file, in the order the store applied them (oldest first)."""
+
+    path: str
+    versions: list[Version]
+    exists: bool
+    unrecorded: bool = Field(
+        default=False,
+        description="the file's current content is in no version (written outside memfs, "
+        "or before history was kept)",
+    )
+    explanation: str = ""
+
+
+class GcReport(BaseModel):
+    records_deleted: int = 0
+    blobs_deleted: int = 0
+    baselines_recorded: int = 0
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    """``PATH@VERSION`` → (path, version); VersionError when there is no version."""
+    path, at, version = ref.rpartition("@")
+    if not at or not path or not version:
+        raise VersionError(
+            f"{ref!r} names no version; write PATH@VERSION with a version id from `memfs log`."
+        )
+    return path, version
+
+
+class History:
+    """The version history of the workspace behind ``fs``."""
+
+    def __init__(self, fs: MemFS) -> None:
+        self.fs = fs
+        self.store = fs.store
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _rel(self, path: str) -> str:
+        rel = normalize(path, allow_absolute=True)
+        if not rel:
+            raise VersionError("The workspace root has no versions; name a file.")
+        return rel
+
+    def _records(self, rel: str) -> list[tuple[str, VersionRecord]]:
+        found = []
+        for key in versions.record_keys(self.store, rel):
+            record = versions.read_record(self.store, key)
+            if record is not None and record.path == rel:
+                found.append((key, record))
+        return found
+
+    def _current(self, rel: str) -> bytes | None:
+        try:
+            return self.store.read(rel)
+        except (FileNotFoundError, IsADirectoryError):
+            return None
+
+    def log(self, path: str) -> FileLog:
+        """Every version of ``path`` with its status, in the order the store applied them."""
+        rel = self._rel(path)
+        return self._log(rel, self._records(rel), self._current(rel))
+
+    def log_all(self) -> list[FileLog]:
+        """The log of every file that has versions, by path."""
+        by_path: dict[str, list[tuple[str, VersionRecord]]] = defaultdict(list)
+        for key in versions.record_keys(self.store):
+            record = versions.read_record(self.store, key)
+            if record is not None:
+                by_path[record.path].append((key, record))
+        return [self._log(p, sorted(recs), self._current(p)) for p, recs in sorted(by_path.items())]
+
+    def _log(
+        self, rel: str, records: list[tuple[str, VersionRecord]], current: bytes | None
+    ) -> FileLog:
+        current_sha = None if current is None else content_sha256(current)
+        head = None
+        for i in range(len(records) - 1, -1, -1):
+            r = records[i][1]
+            if r.redacted:
+                continue
+            if (current_sha is not None and r.sha256 == current_sha) or (
+                current_sha is None and r.operation == "deleted"
+            ):
+                head = i
+                break
+        chain = self._chain(records, head)
+        later_parents: set[str | None] = set()
+        status: dict[int, Status] = {}
+        for i in range(len(records) - 1, -1, -1):
+            r = records[i][1]
+            if r.redacted:
+                status[i] = "redacted"
+            elif i == head:
+                status[i] = "current"
+            elif (
+                i in chain
+                or (r.sha256 is not None and r.sha256 in later_parents)
+                or (r.operation == "deleted" and None in later_parents)
+            ):
+                status[i] = "applied"
+            else:
+                status[i] = "recorded, not applied"
+            later_parents.add(r.parent)
+        order = self._order(records, chain)
+        entries = [
+            Version(record=records[i][1], status=status[i], key=records[i][0]) for i in order
+        ]
+        log = FileLog(path=rel, versions=entries, exists=current is not None)
+        log.unrecorded = current is not None and head is None
+        log.explanation = self._explain(log, current_sha)
+        return log
+
+    @staticmethod
+    def _chain(records: list[tuple[str, VersionRecord]], head: int | None) -> list[int]:
+        """The applied versions from ``head`` back through each record's parent: the order
+        the store accepted the writes (each was conditional on its parent)."""
+        if head is None:
+            return []
+        chain, used = [head], {head}
+        cursor = head
+        while True:
+            parent = records[cursor][1].parent
+            if parent is None:
+                # created: after a delete, the chain goes on through that delete
+                match = next((i for i in range(cursor - 1, -1, -1) if i not in used), None)
+                if match is None or records[match][1].operation != "deleted":
+                    break
+            else:
+                match = next(
+                    (
+                        i
+                        for i in range(cursor - 1, -1, -1)
+                        if i not in used
+                        and (records[i][1].sha256 == parent or records[i][1].redacted)
+                    ),
+                    None,
+                )
+                if match is None:
+                    break
+            chain.append(match)
+            used.add(match)
+            cursor = match
+        return chain
+
+    @staticmethod
+    def _order(records: list[tuple[str, VersionRecord]], chain: list[int]) -> list[int]:
+        """Applied versions in chain order, each other record after the version it branched
+        from (its parent), else where its time puts it."""
+        applied = list(reversed(chain))
+        placed = set(applied)
+        after: dict[int, list[int]] = defaultdict(list)
+        loose = []
+        sha_at = {records[i][1].sha256: n for n, i in enumerate(applied)}
+        for i in range(len(records)):
+            if i in placed:
+                continue
+            n = sha_at.get(records[i][1].parent)
+            (after[n].append(i) if n is not None else loose.append(i))
+        out: list[int] = []
+        for n, i in enumerate(applied):
+            out.append(i)
+            out += after[n]
+        return _merge_loose(out, loose)
+
+    def _explain(self, log: FileLog, current_sha: str | None) -> str:
+        if log.unrecorded:
+            return (
+                "the file's current content is in no version: it was written outside memfs or "
+                "before history was kept (memfs gc records it)"
+            )
+        if not log.versions:
+            return "no versions recorded"
+        newest = log.versions[-1]
+        if newest.status == "recorded, not applied" and newest.record.parent == current_sha:
+            return (
+                f"version {newest.id} was recorded and not applied: the write stopped between "
+                f"the version and the file (a crash, or a write that lost a race); the file "
+                f"still holds the version before it. `memfs restore {log.path}@{newest.id}` "
+                "applies it"
+            )
+        return ""
+
+    def resolve(self, path: str, version: str) -> Version:
+        """The version of ``path`` named by ``version`` (an id or an unambiguous prefix)."""
+        rel = self._rel(path)
+        ref = version.strip().lower()
+        if len(ref) < versions.MIN_PREFIX or any(c not in "0123456789abcdef" for c in ref):
+            raise VersionError(
+                f"{version!r} is not a version id; give at least {versions.MIN_PREFIX} hex "
+                f"digits of one from `memfs log … {rel}`."
+            )
+        log = self.log(rel)
+        matches = [v for v in log.versions if v.id.startswith(ref)]
+        if not matches:
+            raise VersionError(f"{rel} has no version {version!r}; `memfs log … {rel}` lists them.")
+        if len(matches) > 1:
+            ids = ", ".join(v.id for v in matches)
+            raise VersionError(f"{version!r} names {len(matches)} versions of {rel} ({ids}).")
+        return matches[0]
+
+    def content(self, version: Version) -> bytes:
+        """The bytes of ``version``; VersionError for a deletion, a redaction or a lost blob."""
+        r = version.record
+        if r.redacted:
+            raise VersionError(f"version {r.id} of {r.path} was redacted; its content is gone.")
+        if r.sha256 is None:
+            raise VersionError(
+                f"version {r.id} of {r.path} deleted the file; it has no content. Name the "
+                "version before it."
+            )
+        try:
+            return self.store.read(versions.blob_key(r.sha256))
+        except FileNotFoundError:
+            raise VersionError(
+                f"the content of version {r.id} of {r.path} is missing from the store."
+            ) from None
+
+    def show(self, path: str, version: str) -> bytes:
+        return self.content(self.resolve(path, version))
+
+    def diff(self, path: str, old: str, new: str | None = None) -> str:
+        """A unified diff from version ``old`` to version ``new`` (None: the current file)."""
+        rel = self._rel(path)
+        a_ver = self.resolve(rel, old)
+        a = self.content(a_ver)
+        if new is None or new == "current":
+            b = self._current(rel) or b""
+            b_name = f"{rel} (current)"
+        else:
+            b = self.content(self.resolve(rel, new))
+            b_name = f"{rel}@{new}"
+        lines = difflib.unified_diff(
+            a.decode("utf-8", "replace").splitlines(keepends=True),
+            b.decode("utf-8", "replace").splitlines(keepends=True),
+            fromfile=f"{rel}@{a_ver.id}",
+            tofile=b_name,
+        )
+        return "".join(lines)
+
+    def restorable(self, path: str, data: bytes) -> bool:
+        """Whether some version of ``path`` holds exactly ``data`` and its content is stored."""
+        sha = content_sha256(data)
+        for v in self.log(path).versions:
+            if v.record.sha256 == sha:
+                return self.store.exists(versions.blob_key(sha))
+        return False
+
+    # -- changing ------------------------------------------------------------------------------
+
+    def restore(self, path: str, version: str) -> Version:
+        """Put the content of ``version`` back as ``path``'s content: a new version
+        (``restored``), written conditionally on what the file holds now."""
+        target = self.resolve(path, version)
+        data = self.content(target)
+        rel = target.record.path
+        current = self._current(rel)
+        fs = self.fs.verbatim()  # the bytes of the version, exactly
+        if current is None:
+            fs.save(rel, data, create=True, restored_from=target.id)
+        elif current == data:
+            raise VersionError(f"{rel} already holds version {target.id}; nothing to restore.")
+        else:
+            fs.save(rel, data, expected_sha256=content_sha256(current), restored_from=target.id)
+        return next(v for v in reversed(self.log(rel).versions) if v.status == "current")
+
+    def redact(self, path: str, version: str) -> Version:
+        """Remove the content, hash and size of ``version`` (a leaked secret, a deletion
+        request); its actor, time and operation stay. The blob goes when no other version
+        refers to it. The file's current content is not changed: restore or edit it first."""
+        target = self.resolve(path, version)
+        r = target.record
+        if r.redacted:
+            raise VersionError(f"version {r.id} of {r.path} is already redacted.")
+        if target.status == "current" and r.sha256 is not None:
+            raise VersionError(
+                f"version {r.id} is {r.path}'s current content; restore an earlier version or "
+                "change the file first, then redact it."
+            )
+        sha = r.sha256
+        self._rewrite(
+            target.key,
+            r.model_copy(
+                update={
+                    "sha256": None,
+                    "size": None,
+                    "redacted": True,
+                    "redacted_time": self.fs.history_options.now(),
+                    "redacted_by": self.fs.actor,
+                }
+            ),
+        )
+        if sha is not None:
+            refs = [rec for _, rec in self._all_records() if rec.sha256 == sha]
+            if not refs:
+                with contextlib.suppress(FileNotFoundError):
+                    self.store.delete(versions.blob_key(sha))
+            # the next version names the redacted content's hash as its parent: drop it too,
+            # unless another version of this file still holds that content
+            if not any(rec.path == r.path for rec in refs):
+                for key, rec in self._records(r.path):
+                    if rec.parent == sha:
+                        self._rewrite(key, rec.model_copy(update={"parent": None}))
+        return next(v for v in self.log(r.path).versions if v.id == r.id)
+
+    def _rewrite(self, key: str, record: VersionRecord) -> None:
+        old = self.store.read(key)
+        try:
+            self.store.write(key, record.to_bytes(), expected_sha256=content_sha256(old))
+        except PreconditionFailedError:
+            raise VersionError(
+                f"the record at {key} changed meanwhile; run the command again."
+            ) from None
+
+    def _all_records(self) -> list[tuple[str, VersionRecord]]:
+        out = []
+        for key in versions.record_keys(self.store):
+            record = versions.read_record(self.store, key)
+            if record is not None:
+                out.append((key, record))
+        return out
+
+    def gc(self, retention: Retention | None = None, *, baseline: bool = True) -> GcReport:
+        """Apply ``retention`` (the workspace's own when None) to every file's records, delete
+        the blobs no record refers to any more, and (``baseline``) record the current content
+        of every memory file that is in no version, so that it too can be restored.
+
+        A blob written by a change in flight, before its record, looks unreferenced: run gc
+        when no writer is active, or accept that such a version may lose its content (the
+        file itself is never touched)."""
+        retention = retention or self.fs.history_options.retention
+        now = self.fs.history_options.now()
+        report = GcReport()
+        by_path: dict[str, list[str]] = defaultdict(list)
+        for key in versions.record_keys(self.store):
+            by_path[key.rpartition("/")[0]].append(key)
+        for keys in by_path.values():
+            for key in versions.to_prune(keys, retention, now):
+                try:
+                    self.store.delete(key)
+                    report.records_deleted += 1
+                except FileNotFoundError:
+                    pass
+        if baseline:
+            report.baselines_recorded = self._baseline()
+        referenced = {rec.sha256 for _, rec in self._all_records() if rec.sha256}
+        for key in self.store.ls(versions.BLOBS_DIR):
+            if key.rpartition("/")[2] not in referenced:
+                try:
+                    self.store.delete(key)
+                    report.blobs_deleted += 1
+                except FileNotFoundError:
+                    pass
+        return report
+
+    def _baseline(self) -> int:
+        fs = self.fs
+        recorded = 0
+        for rel in fs.store.ls(""):
+            if not fs.records(rel):
+                continue
+            log = self.log(rel)
+            if not log.unrecorded:
+                continue
+            fs.record_baseline(rel, self.store.read(rel))
+            recorded += 1
+        return recorded
+
+
+def _merge_loose(out: list[int], loose: list[int]) -> list[int]:
+    """Records that branched from no applied version, placed by time among the others."""
+    merged = list(out)
+    for i in loose:
+        at = next((n for n, j in enumerate(merged) if j > i), len(merged))
+        merged.insert(at, i)
+    return merged
+
+
+def parse_age(text: str) -> float:
+    """``30`` / ``30d`` / ``12h`` as days, for ``--max-age``."""
+    t = text.strip().lower()
+    try:
+        if t.endswith("h"):
+            return float(t[:-1]) / 24
+        return float(t[:-1] if t.endswith("d") else t)
+    except ValueError:
+        raise VersionError(f"--max-age {text!r}: give days (30, 30d) or hours (12h).") from None

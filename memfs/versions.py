@@ -1,0 +1,260 @@
+"""Version history in the store: content-addressed blobs and one immutable record per change.
+
+Every change MemFS makes to a memory file or the index (create, modify, delete, move, restore)
+is kept in the same store, under memfs's own area (:data:`memfs.paths.RESERVED_DIR`), which no
+workspace path reaches and no listing shows:
+
+* ``.memfs/history/blobs/<sha256>`` — the bytes of a version, stored once per hash;
+* ``.memfs/history/records/<key>/<time>-<id>.json`` — one small JSON record per version
+  (:class:`VersionRecord`), ``<key>`` the first 32 hex digits of the sha256 of the file's path,
+  ``<time>`` sortable UTC, ``<id>`` a random 12-digit hex id, so a listing orders them.
+
+Both are written create-only (``create=True``), so two pods never overwrite each other's record
+and a blob, once there, is never replaced; each is one atomic store write, so a killed writer
+leaves a whole object or none. The order of one change is blob → record → file: a crash after
+the record and before the file leaves a record whose content is not (yet) the file's, which
+``memfs log`` shows as "recorded, not applied" and ``memfs restore`` can apply. A record names
+the hash of the content it replaced (``parent``); the file write is conditional on it, so the
+records that were applied form one chain in the order the store accepted the writes.
+
+This module writes and reads those objects; :meth:`MemFS.save
+<memfs.filesystem.MemFS.save>` decides when (the one write path), and :mod:`memfs.history` is
+the API and the commands on top.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memfs.conflicts import content_sha256
+from memfs.errors import PathConflictError
+from memfs.paths import RESERVED_DIR
+from memfs.stores import ConditionalFileStore
+
+HISTORY_DIR = f"{RESERVED_DIR}/history"
+RECORDS_DIR = f"{HISTORY_DIR}/records"
+BLOBS_DIR = f"{HISTORY_DIR}/blobs"
+
+ID_DIGITS = 12
+"""Hex digits of a version id (48 random bits); a prefix of 4 or more names a version."""
+
+MIN_PREFIX = 4
+
+Operation = Literal["created", "modified", "deleted", "restored"]
+
+_STAMP = "%Y%m%dT%H%M%S.%fZ"
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def new_version_id() -> str:
+    return secrets.token_hex(ID_DIGITS // 2)
+
+
+class Retention(BaseModel):
+    """How many versions of each file to keep, and for how long; None keeps everything.
+
+    The version that is the file's current content (the newest record) is always kept."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    keep: int | None = Field(default=None, ge=1, description="versions kept per file")
+    max_age_days: float | None = Field(
+        default=None, ge=0, description="versions older than this are dropped"
+    )
+
+    @property
+    def keeps_everything(self) -> bool:
+        return self.keep is None and self.max_age_days is None
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    """What MemFS records: on or off, retention, and the injected clock and id source."""
+
+    enabled: bool = True
+    retention: Retention = field(default_factory=Retention)
+    prune_on_write: bool = False
+    """Apply ``retention`` to a file's records after each change of it (records only; blobs
+    nothing refers to any more are removed by ``memfs gc``, which sees every file)."""
+    now: Callable[[], dt.datetime] = utc_now
+    new_id: Callable[[], str] = new_version_id
+
+
+NO_HISTORY = HistoryOptions(enabled=False)
+
+
+class VersionRecord(BaseModel):
+    """One version of one file: what changed, when, by whom, and the hash of its content."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    path: str
+    operation: Operation
+    time: dt.datetime
+    actor: str = "unknown"
+    sha256: str | None = Field(
+        default=None, description="content after the change; None after a delete or a redaction"
+    )
+    size: int | None = None
+    parent: str | None = Field(
+        default=None, description="sha256 of the content this change replaced; None: no file"
+    )
+    moved_from: str | None = None
+    moved_to: str | None = None
+    restored_from: str | None = None
+    redacted: bool = False
+    redacted_time: dt.datetime | None = None
+    redacted_by: str | None = None
+
+    @property
+    def key(self) -> str:
+        return record_key(self.path, self.time, self.id)
+
+    def to_bytes(self) -> bytes:
+        return self.model_dump_json(exclude_none=True, exclude_defaults=False).encode("utf-8")
+
+
+def path_key(path: str) -> str:
+    """The directory name of ``path``'s records: fixed length whatever the path."""
+    return hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def records_dir(path: str) -> str:
+    return f"{RECORDS_DIR}/{path_key(path)}"
+
+
+def record_key(path: str, time: dt.datetime, version_id: str) -> str:
+    stamp = time.astimezone(dt.UTC).strftime(_STAMP)
+    return f"{records_dir(path)}/{stamp}-{version_id}.json"
+
+
+def blob_key(sha256: str) -> str:
+    return f"{BLOBS_DIR}/{sha256}"
+
+
+def parse_record_name(key: str) -> tuple[dt.datetime, str] | None:
+    """The time and id a record's key names, or None for anything else under the directory."""
+    name = key.rpartition("/")[2]
+    if not name.endswith(".json"):
+        return None
+    stamp, _, version_id = name[: -len(".json")].rpartition("-")
+    try:
+        time = dt.datetime.strptime(stamp, _STAMP).replace(tzinfo=dt.UTC)
+    except ValueError:
+        return None
+    return time, version_id
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+
+def put_blob(store: ConditionalFileStore, data: bytes) -> str:
+    """Store ``data`` under its hash unless a blob of that hash is already there; the hash."""
+    sha = content_sha256(data)
+    with contextlib.suppress(PathConflictError):  # stored once per hash: these very bytes
+        store.write(blob_key(sha), data, create=True)
+    return sha
+
+
+def put_record(store: ConditionalFileStore, record: VersionRecord, options: HistoryOptions) -> str:
+    """Store ``record`` create-only (a fresh id if its key is taken); the key it was stored at."""
+    for attempt in range(4):
+        try:
+            store.write(record.key, record.to_bytes(), create=True)
+            return record.key
+        except PathConflictError:
+            if attempt == 3:
+                raise
+            record = record.model_copy(update={"id": options.new_id()})
+    raise AssertionError("unreachable")
+
+
+def new_record(
+    options: HistoryOptions,
+    *,
+    path: str,
+    operation: Operation,
+    actor: str,
+    data: bytes | None,
+    sha256: str | None,
+    parent: str | None,
+    moved_from: str | None = None,
+    moved_to: str | None = None,
+    restored_from: str | None = None,
+) -> VersionRecord:
+    return VersionRecord(
+        id=options.new_id(),
+        path=path,
+        operation=operation,
+        time=options.now(),
+        actor=actor,
+        sha256=sha256,
+        size=None if data is None else len(data),
+        parent=parent,
+        moved_from=moved_from,
+        moved_to=moved_to,
+        restored_from=restored_from,
+    )
+
+
+# -- reading and pruning ---------------------------------------------------------------------------
+
+
+def record_keys(store: ConditionalFileStore, path: str | None = None) -> list[str]:
+    """Keys of the records of ``path`` (every file's when None), oldest first per file."""
+    where = RECORDS_DIR if path is None else records_dir(path)
+    return sorted(k for k in store.ls(where) if parse_record_name(k) is not None)
+
+
+def read_record(store: ConditionalFileStore, key: str) -> VersionRecord | None:
+    """The record at ``key``, or None when it is gone or is not a record memfs wrote."""
+    try:
+        return VersionRecord.model_validate_json(store.read(key))
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def to_prune(keys: Iterable[str], retention: Retention, now: dt.datetime) -> list[str]:
+    """Which of one file's record ``keys`` ``retention`` drops; the newest is always kept."""
+    ordered = sorted(keys)
+    if retention.keeps_everything or len(ordered) <= 1:
+        return []
+    drop: set[str] = set()
+    if retention.keep is not None and len(ordered) > retention.keep:
+        drop.update(ordered[: len(ordered) - retention.keep])
+    if retention.max_age_days is not None:
+        cutoff = now - dt.timedelta(days=retention.max_age_days)
+        for key in ordered:
+            named = parse_record_name(key)
+            if named is not None and named[0] < cutoff:
+                drop.add(key)
+    drop.discard(ordered[-1])
+    return sorted(drop)
+
+
+def prune_file(
+    store: ConditionalFileStore, path: str, retention: Retention, now: dt.datetime
+) -> list[str]:
+    """Delete the records of ``path`` that ``retention`` drops; the keys deleted."""
+    if retention.keeps_everything:
+        return []
+    gone = []
+    for key in to_prune(record_keys(store, path), retention, now):
+        try:
+            store.delete(key)
+        except FileNotFoundError:
+            continue  # another pod pruned it
+        gone.append(key)
+    return gone

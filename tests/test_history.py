@@ -1,0 +1,630 @@
+"""Version history: every change to memory is recoverable, on every backend, under stress.
+
+What is recorded (operation, time, actor, size, content hash), where (memfs's own area, which
+no surface reaches or lists), the order two writers' versions take, what a crash between the
+version and the file leaves, and the API and commands on top (log, show, diff, restore,
+redact, gc).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import itertools
+import json
+import multiprocessing
+import os
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memfs import InMemoryFileStore, LocalFileStore, MemFS
+from memfs.cli import main
+from memfs.conflicts import content_sha256
+from memfs.counting import CountingFileStore
+from memfs.errors import UnsafePathError
+from memfs.history import History, VersionError
+from memfs.layout import Layout
+from memfs.manifest import AgentManifest
+from memfs.stats import collect_stats
+from memfs.tools import FileToolExecutor
+from memfs.turns import build_chat_turn
+from memfs.versions import (
+    BLOBS_DIR,
+    RECORDS_DIR,
+    HistoryOptions,
+    Retention,
+    VersionRecord,
+    blob_key,
+    record_keys,
+)
+
+from tests.conftest import TODAY, make_store
+
+T0 = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def memory(name: str, body: str) -> bytes:
+    head = f"---\nname: {name}\nmetadata:\n  type: user\n  recorded: 2026-11-30\n---\n"
+    return f"{head}{body}\n".encode()
+
+
+class Ticks:
+    """An injected clock that moves one second per reading."""
+
+    def __init__(self, start: dt.datetime = T0) -> None:
+        self.now = start
+
+    def __call__(self) -> dt.datetime:
+        self.now += dt.timedelta(seconds=1)
+        return self.now
+
+
+def ids(*values: str) -> Callable[[], str]:
+    it = iter(values)
+    return lambda: next(it)
+
+
+def mount(store: Any, **history: Any) -> MemFS:
+    options = HistoryOptions(now=history.pop("now", Ticks()), **history)
+    return MemFS(store, clock=lambda: TODAY, history=options, actor="tester")
+
+
+@pytest.fixture(params=["local", "memory", "fsspec-memory", "fsspec-file"])
+def fs(request: pytest.FixtureRequest, tmp_path: Path) -> MemFS:
+    return mount(make_store(request.param, tmp_path))
+
+
+def statuses(fs: MemFS, path: str) -> list[tuple[str, str]]:
+    return [(v.record.operation, v.status) for v in History(fs).log(path).versions]
+
+
+# -- what is recorded, on every backend ------------------------------------------------------------
+
+
+def test_each_change_is_a_version_with_operation_time_actor_size_and_hash(fs: MemFS) -> None:
+    one, two = memory("role", "Process engineer."), memory("role", "Quality engineer.")
+    fs.pipe_file("memory/role.md", one)
+    fs.acting_as("chat turn").pipe_file("memory/role.md", two)
+    fs.rm("memory/role.md")
+    log = History(fs).log("memory/role.md")
+    records = [v.record for v in log.versions]
+    assert [r.operation for r in records] == ["created", "modified", "deleted"]
+    assert [r.actor for r in records] == ["tester", "chat turn", "tester"]
+    assert [r.sha256 for r in records] == [content_sha256(one), content_sha256(two), None]
+    assert [r.size for r in records] == [len(one), len(two), None]
+    assert [r.parent for r in records] == [None, content_sha256(one), content_sha256(two)]
+    assert records[0].time < records[1].time < records[2].time
+    assert [v.status for v in log.versions] == ["applied", "applied", "current"]
+    assert not log.exists and not log.unrecorded
+    assert History(fs).show("memory/role.md", records[0].id) == one
+
+
+def test_a_blob_is_stored_once_per_hash(fs: MemFS) -> None:
+    same = memory("a", "Same body.")
+    fs.pipe_file("memory/a.md", same)
+    fs.pipe_file("memory/b.md", same)
+    blobs = fs.store.ls(BLOBS_DIR)
+    assert blobs == [blob_key(content_sha256(same))]
+    assert len(record_keys(fs.store)) == 2
+
+
+def test_move_is_a_delete_at_the_source_and_a_create_at_the_destination(fs: MemFS) -> None:
+    fs.pipe_file("memory/a.md", memory("a", "A."))
+    fs.mv("memory/a.md", "memory/b.md")
+    src = History(fs).log("memory/a.md").versions[-1].record
+    dst = History(fs).log("memory/b.md").versions[-1].record
+    assert (src.operation, src.moved_to) == ("deleted", "memory/b.md")
+    assert (dst.operation, dst.moved_from) == ("created", "memory/a.md")
+    assert src.parent == dst.sha256
+
+
+def test_only_memory_and_the_index_are_versioned_and_history_can_be_off(tmp_path: Path) -> None:
+    fs = mount(InMemoryFileStore())
+    fs.pipe_file("docs/notes.txt", b"not memory")
+    assert record_keys(fs.store) == []
+    fs.pipe_file("MEMORY.md", b"- [A](memory/a.md) - a\n")
+    assert len(record_keys(fs.store)) == 1
+    off = MemFS(InMemoryFileStore(), history=False)
+    off.pipe_file("memory/a.md", memory("a", "A."))
+    off.rm("memory/a.md")
+    assert off.store.ls(RECORDS_DIR) == [] and off.store.ls(BLOBS_DIR) == []
+
+
+def test_a_write_of_the_bytes_already_stored_is_no_version() -> None:
+    fs = mount(InMemoryFileStore())
+    data = memory("a", "A.")
+    fs.pipe_file("memory/a.md", data)
+    fs.pipe_file("memory/a.md", data)
+    fs.update("memory/a.md", lambda b: b or b"")
+    assert len(record_keys(fs.store)) == 1
+
+
+# -- the reserved area: unreachable and invisible --------------------------------------------------
+
+
+RESERVED_PATHS = [
+    ".memfs",
+    ".memfs/history/blobs",
+    "/.memfs/history/records",
+    ".MEMFS/history",
+    "memory/.memfs/x.md",
+    ".Memfs",
+]
+
+
+@pytest.mark.parametrize("path", RESERVED_PATHS)
+def test_no_surface_reaches_the_reserved_area(path: str, tmp_path: Path) -> None:
+    fs = mount(LocalFileStore(tmp_path / "ws"))
+    fs.pipe_file("memory/a.md", memory("a", "A secret-free memory."))
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "ws").rglob("*"))
+    for attempt in (
+        lambda: fs.cat_file(path),
+        lambda: fs.pipe_file(path, b"x"),
+        lambda: fs.rm(path, recursive=True),
+        lambda: fs.ls(path),
+        lambda: fs.exists(path),
+        lambda: fs.mv("memory/a.md", path),
+    ):
+        with pytest.raises(UnsafePathError, match="memfs's own area"):
+            attempt()
+    tools = FileToolExecutor(fs)
+    for name, args in [
+        ("read_file", {"path": path}),
+        ("write_file", {"path": path, "content": "x"}),
+        ("list_files", {"path": path}),
+        ("delete_file", {"path": path}),
+        ("exists", {"path": path}),
+    ]:
+        out = tools.execute(name, args)
+        assert out.startswith("Error:") and "memfs's own area" in out, (name, out)
+    after = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "ws").rglob("*"))
+    assert after == before
+
+
+def test_no_listing_shows_the_reserved_area(store: Any) -> None:
+    fs = mount(store)
+    fs.pipe_file("memory/a.md", memory("a", "A."))
+    fs.pipe_file("MEMORY.md", b"- [A](memory/a.md) - a\n")
+    assert record_keys(fs.store)  # the history is there
+    listing = FileToolExecutor(fs).execute("list_files", {"path": "", "recursive": True})
+    shown = [
+        *fs.find(""),
+        *fs.ls("", detail=False),
+        *fs.glob("**"),
+        *fs.store.ls(""),
+        *fs.store.listdir(""),
+        *listing.splitlines(),
+        *[d for d, _, _ in fs.walk("")],
+    ]
+    assert not [p for p in shown if ".memfs" in p.lower()], shown
+    report = collect_stats(fs)
+    assert report.memory_files == 1
+
+
+def test_the_anthropic_tool_and_the_context_block_never_see_history(tmp_path: Path) -> None:
+    pytest.importorskip("anthropic")
+    from memfs_anthropic import MemFSMemoryTool
+
+    # The Claude Code layout with the memory directory at the root: history sits inside it.
+    fs = MemFS(LocalFileStore(tmp_path / "ws"), layout=Layout.claude_code(""), clock=lambda: TODAY)
+    tool = MemFSMemoryTool(fs)
+    tool.call({"command": "create", "path": "/memories/role.md", "file_text": "x\n"})
+    tool.call({"command": "create", "path": "/memories/MEMORY.md", "file_text": "- [R](role.md)\n"})
+    assert History(fs).log("role.md").versions[0].record.actor == "anthropic memory tool"
+    view = str(tool.call({"command": "view", "path": "/memories"}))
+    assert ".memfs" not in view
+    from memfs_anthropic.memory_tool import ToolError
+
+    with pytest.raises(ToolError, match="memfs's own area"):
+        tool.call({"command": "view", "path": "/memories/.memfs/history"})
+    turn = build_chat_turn(history=[], user_message="hi", manifest=AgentManifest(), fs=fs)
+    assert ".memfs" not in turn.context_block
+
+
+# -- cost: the read path costs nothing extra ---------------------------------------------------
+
+
+def _turn_reads(history: bool) -> dict[str, int]:
+    inner = InMemoryFileStore()
+    setup = MemFS(inner, clock=lambda: TODAY, history=history)
+    setup.pipe_file("memory/role.md", memory("role", "Process engineer."))
+    setup.pipe_file("MEMORY.md", b"- [Role](memory/role.md) - who\n")
+    store = CountingFileStore(inner)
+    fs = MemFS(store, clock=lambda: TODAY, history=history)
+    build_chat_turn(history=[], user_message="hi", manifest=AgentManifest(), fs=fs)
+    tools = FileToolExecutor(fs)
+    tools.execute("read_file", {"path": "memory/role.md"})
+    tools.execute("list_files", {"path": "memory"})
+    return store.counts
+
+
+def test_the_chat_turn_read_path_makes_the_same_store_calls_with_history() -> None:
+    with_history = _turn_reads(True)
+    assert with_history == _turn_reads(False)
+    assert with_history["read"] == 2
+
+
+def test_a_recorded_edit_costs_two_writes_more() -> None:
+    store = CountingFileStore(InMemoryFileStore())
+    fs = MemFS(store, clock=lambda: TODAY)
+    fs.pipe_file("memory/role.md", memory("role", "Process engineer."))
+    with store.measure() as calls:
+        fs.update("memory/role.md", lambda b: (b or b"").replace(b"Process", b"Quality"))
+    assert calls.counts == {"read": 1, "write": 3}  # read, then blob, record, file
+
+
+# -- a crash between the version and the file ------------------------------------------------------
+
+
+class Killed(BaseException):
+    """Stands in for SIGKILL: nothing after it runs, no cleanup handler catches it."""
+
+
+class DiesBeforeFileWrite:
+    """A store that 'dies' at the first write to ``path`` (after the blob and the record)."""
+
+    conditional_writes = True
+
+    def __init__(self, inner: Any, path: str) -> None:
+        self.inner, self.path = inner, path
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def write(self, path: str, data: bytes, **kw: Any) -> None:
+        if path == self.path:
+            raise Killed
+        self.inner.write(path, data, **kw)
+
+    def delete(self, path: str, **kw: Any) -> None:
+        if path == self.path:
+            raise Killed
+        self.inner.delete(path, **kw)
+
+
+@pytest.mark.parametrize("kind", ["local", "memory"])
+@pytest.mark.parametrize("change", ["modify", "delete"])
+def test_a_crash_after_the_version_is_explained_and_restores_cleanly(
+    kind: str, change: str, tmp_path: Path
+) -> None:
+    inner = make_store(kind, tmp_path)
+    clock = Ticks()
+    fs = mount(inner, now=clock)
+    old, new = memory("role", "Process engineer."), memory("role", "Quality engineer.")
+    fs.pipe_file("memory/role.md", old)
+    dying = mount(DiesBeforeFileWrite(inner, "memory/role.md"), now=clock)
+    with pytest.raises(Killed):
+        if change == "modify":
+            dying.pipe_file("memory/role.md", new)
+        else:
+            dying.rm_file("memory/role.md")
+    assert fs.raw.cat_file("memory/role.md") == old  # the file was never touched
+    log = History(fs).log("memory/role.md")
+    assert [v.status for v in log.versions] == ["current", "recorded, not applied"]
+    crashed = log.versions[-1]
+    assert "recorded and not applied" in log.explanation and crashed.id in log.explanation
+    if change == "modify":
+        restored = History(fs).restore("memory/role.md", crashed.id[:6])
+        assert fs.raw.cat_file("memory/role.md") == new
+        assert restored.record.operation == "restored"
+        assert restored.record.restored_from == crashed.id
+    else:
+        with pytest.raises(VersionError, match="deleted the file"):
+            History(fs).restore("memory/role.md", crashed.id)
+        assert fs.raw.cat_file("memory/role.md") == old
+
+
+def _plus(line: bytes, current: bytes | None) -> bytes:
+    return (current or b"") + line
+
+
+def _killed_writer(root: str, run: int) -> None:
+    fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, credential_guard=False)
+    rng = random.Random(run)
+    for i in itertools.count():
+        body = f"run {run} write {i} " * rng.choice((5, 500, 5000))
+        fs.pipe_file("memory/log.md", memory("log", body))
+        line = f"- run {run} {i}\n".encode()
+        fs.update("MEMORY.md", functools.partial(_plus, line))
+
+
+def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, credential_guard=False)
+    fs.pipe_file("memory/log.md", memory("log", "start"))
+    rng = random.Random(18)
+    # Kill writers at random moments until they have written 40 versions (a loaded machine
+    # gets less done per writer); at most 300 kills.
+    for run in range(300):
+        if run >= 40 and len(record_keys(fs.store)) > 40:
+            break
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _killed_writer(str(root), run)
+            finally:
+                os._exit(1)
+        time.sleep(rng.uniform(0.005, 0.05))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    history = History(fs)
+    keys = record_keys(fs.store)
+    assert len(keys) > 40  # the writers got to write, and were killed at every stage
+    for key in keys:  # every record is whole JSON naming a stored blob (blob before record)
+        record = VersionRecord.model_validate_json(fs.store.read(key))
+        if record.sha256 is not None:
+            blob = fs.store.read(blob_key(record.sha256))
+            assert content_sha256(blob) == record.sha256
+    for path in ("memory/log.md", "MEMORY.md"):
+        log = history.log(path)
+        assert not log.unrecorded, path  # the file's content is always a recorded version
+        current = [v for v in log.versions if v.status == "current"]
+        assert len(current) == 1
+        assert content_sha256(fs.raw.cat_file(path)) == current[0].record.sha256
+        # anything not applied is a write killed between its version and its file
+        for v in log.versions:
+            if v.status == "recorded, not applied":
+                assert v.record.parent is not None or v.record.operation == "created"
+        last_unapplied = [v for v in log.versions if v.status == "recorded, not applied"]
+        if last_unapplied:
+            v = last_unapplied[-1]
+            assert history.show(path, v.id)  # its content is there to restore
+
+
+# -- two writers on one file ---------------------------------------------------------------------
+
+
+def _pod(root: str, pod: int, edits: int, start: Any) -> None:
+    fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, actor=f"pod {pod}")
+    start.wait()
+    for i in range(edits):
+        line = f"- pod {pod} edit {i}\n".encode()
+        while True:
+            try:
+                fs.update("MEMORY.md", functools.partial(_plus, line))
+                break
+            except FileExistsError:
+                continue
+
+
+def _check_chain(fs: MemFS, path: str, writes: int) -> None:
+    log = History(fs).log(path)
+    applied = [v for v in log.versions if v.status in ("applied", "current")]
+    assert len(applied) == writes + 1, "a version was lost"
+    assert [v.status for v in log.versions].count("recorded, not applied") == 0
+    assert applied[-1].status == "current"
+    for before, after in itertools.pairwise(applied):  # the store's write order, one chain
+        assert after.record.parent == before.record.sha256
+    # each version's content is the one before it plus one line: the order is the write order
+    contents = [History(fs).content(v) for v in applied]
+    for a, b in itertools.pairwise(contents):
+        assert b.startswith(a) and b.count(b"\n") == a.count(b"\n") + 1
+
+
+def test_two_processes_writing_one_file_lose_no_version_and_keep_the_order(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    fs = MemFS(LocalFileStore(root), clock=lambda: TODAY)
+    fs.pipe_file("MEMORY.md", b"# index\n")
+    ctx = multiprocessing.get_context("fork")
+    pods, edits = 2, 20
+    start = ctx.Barrier(pods)
+    procs = [ctx.Process(target=_pod, args=(str(root), p, edits, start)) for p in range(pods)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=120)
+        assert p.exitcode == 0
+    _check_chain(fs, "MEMORY.md", pods * edits)
+    actors = {v.record.actor for v in History(fs).log("MEMORY.md").versions}
+    assert actors == {"unknown", "pod 0", "pod 1"}
+
+
+# -- version ids, restore, redact ------------------------------------------------------------------
+
+
+def test_version_ids_resolve_by_unambiguous_prefix() -> None:
+    fs = mount(InMemoryFileStore(), new_id=ids("abcd11112222", "abcd99990000", "ffff00001111"))
+    fs.pipe_file("memory/a.md", memory("a", "one"))
+    fs.pipe_file("memory/a.md", memory("a", "two"))
+    fs.pipe_file("memory/a.md", memory("a", "three"))
+    h = History(fs)
+    assert h.resolve("memory/a.md", "abcd1").id == "abcd11112222"
+    assert h.resolve("memory/a.md", "FFFF").id == "ffff00001111"
+    with pytest.raises(VersionError, match="names 2 versions"):
+        h.resolve("memory/a.md", "abcd")
+    with pytest.raises(VersionError, match="at least 4 hex digits"):
+        h.resolve("memory/a.md", "abc")
+    with pytest.raises(VersionError, match="has no version"):
+        h.resolve("memory/a.md", "0000")
+    with pytest.raises(VersionError, match="has no version"):
+        h.resolve("memory/b.md", "abcd1")
+
+
+def test_restore_is_a_new_version_and_puts_back_the_exact_bytes() -> None:
+    fs = mount(InMemoryFileStore())
+    good = memory("role", "Process engineer; no need to explain Cpk.")
+    fs.pipe_file("memory/role.md", good)
+    first = History(fs).log("memory/role.md").versions[0].id
+    fs.acting_as("chat turn").pipe_file("memory/role.md", memory("deadline", "Friday."))
+    restored = History(fs.acting_as("cli:me")).restore("memory/role.md", first)
+    assert fs.raw.cat_file("memory/role.md") == good
+    assert (restored.record.operation, restored.record.actor) == ("restored", "cli:me")
+    assert [v.status for v in History(fs).log("memory/role.md").versions] == [
+        "applied",
+        "applied",
+        "current",
+    ]
+    with pytest.raises(VersionError, match="already holds"):
+        History(fs).restore("memory/role.md", first)
+
+
+def test_restore_brings_back_a_deleted_file() -> None:
+    fs = mount(InMemoryFileStore())
+    fs.pipe_file("memory/role.md", memory("role", "Engineer."))
+    first = History(fs).log("memory/role.md").versions[0].id
+    fs.rm_file("memory/role.md")
+    History(fs).restore("memory/role.md", first)
+    assert fs.raw.cat_file("memory/role.md") == memory("role", "Engineer.")
+    assert statuses(fs, "memory/role.md") == [
+        ("created", "applied"),
+        ("deleted", "applied"),
+        ("restored", "current"),
+    ]
+
+
+def test_redact_removes_content_hash_and_size_and_keeps_actor_time_operation() -> None:
+    fs = mount(InMemoryFileStore())
+    # a deletion request: personal data the user asked to have forgotten
+    leaked = memory("creds", "The user's home address is 12 Elm Street, Springfield.")
+    fs.pipe_file("memory/creds.md", leaked)
+    fs.pipe_file("memory/creds.md", memory("creds", "Ask ops for staging access."))
+    h = History(fs.acting_as("cli:dpo"))
+    target = h.log("memory/creds.md").versions[0]
+    with pytest.raises(VersionError, match="current content"):
+        h.redact("memory/creds.md", h.log("memory/creds.md").versions[1].id)
+    done = h.redact("memory/creds.md", target.id)
+    r = done.record
+    assert (r.sha256, r.size, r.redacted, r.redacted_by) == (None, None, True, "cli:dpo")
+    assert (r.operation, r.actor, r.time) == ("created", "tester", target.record.time)
+    assert done.status == "redacted"
+    assert not fs.store.exists(blob_key(content_sha256(leaked)))
+    raw_records = b"".join(fs.store.read(k) for k in record_keys(fs.store))
+    assert content_sha256(leaked).encode() not in raw_records  # the next version's parent too
+    with pytest.raises(VersionError, match="redacted"):
+        h.show("memory/creds.md", target.id)
+    assert fs.raw.cat_file("memory/creds.md").endswith(b"Ask ops for staging access.\n")
+
+
+def test_redact_keeps_a_blob_another_version_refers_to() -> None:
+    fs = mount(InMemoryFileStore())
+    same = memory("a", "Shared content.")
+    fs.pipe_file("memory/a.md", same)
+    fs.pipe_file("memory/b.md", same)
+    fs.pipe_file("memory/a.md", memory("a", "Changed."))
+    h = History(fs)
+    h.redact("memory/a.md", h.log("memory/a.md").versions[0].id)
+    assert h.show("memory/b.md", h.log("memory/b.md").versions[0].id) == same
+
+
+# -- retention and gc ----------------------------------------------------------------------------
+
+
+def test_retention_by_count_and_age_keeps_the_newest() -> None:
+    clock = Ticks()
+    fs = mount(InMemoryFileStore(), now=clock)
+    for i in range(6):
+        fs.pipe_file("memory/a.md", memory("a", f"v{i}"))
+    h = History(fs)
+    report = h.gc(Retention(keep=2))
+    assert report.records_deleted == 4 and report.blobs_deleted == 4
+    assert len(h.log("memory/a.md").versions) == 2
+    clock.now += dt.timedelta(days=30)
+    fs.pipe_file("memory/b.md", memory("b", "new"))
+    report = h.gc(Retention(max_age_days=7))
+    assert report.records_deleted == 1  # a.md keeps its newest version, however old
+    assert [v.status for v in h.log("memory/a.md").versions] == ["current"]
+
+
+def test_retention_on_write_prunes_that_file() -> None:
+    fs = mount(InMemoryFileStore(), retention=Retention(keep=3), prune_on_write=True)
+    for i in range(7):
+        fs.pipe_file("memory/a.md", memory("a", f"v{i}"))
+    versions = History(fs).log("memory/a.md").versions
+    assert len(versions) == 3 and versions[-1].status == "current"
+
+
+def test_gc_records_memory_written_before_history(tmp_path: Path) -> None:
+    store = LocalFileStore(tmp_path / "ws")
+    MemFS(store, history=False).pipe_file("memory/old.md", memory("old", "Pre-history."))
+    fs = mount(store)
+    log = History(fs).log("memory/old.md")
+    assert log.unrecorded and "in no version" in log.explanation
+    assert History(fs).gc().baselines_recorded == 1
+    assert not History(fs).log("memory/old.md").unrecorded
+    fs.pipe_file("memory/old.md", memory("old", "Overwritten."))
+    first = History(fs).log("memory/old.md").versions[0].id
+    assert History(fs).show("memory/old.md", first) == memory("old", "Pre-history.")
+
+
+# -- the commands ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Iterator[tuple[str, MemFS]]:
+    root = tmp_path / "ws"
+    fs = mount(LocalFileStore(root))
+    fs.pipe_file("memory/role.md", memory("role", "Process engineer."))
+    fs.pipe_file("memory/role.md", memory("role", "Quality engineer."))
+    fs.pipe_file("MEMORY.md", b"- [Role](memory/role.md) - who\n")
+    yield str(root), fs
+
+
+def _tree(root: str) -> dict[str, bytes]:
+    return {p.as_posix(): p.read_bytes() for p in Path(root).rglob("*") if p.is_file()}
+
+
+def test_log_table_and_json(ws: tuple[str, MemFS], capsys: pytest.CaptureFixture[str]) -> None:
+    root, fs = ws
+    assert main(["log", root, "memory/role.md"]) == 0
+    out = capsys.readouterr().out
+    first, second = (v.id for v in History(fs).log("memory/role.md").versions)
+    assert first in out and second in out and "created" in out and "tester" in out
+    assert main(["log", root, "--json"]) == 0
+    logs = json.loads(capsys.readouterr().out)
+    assert [log["path"] for log in logs] == ["MEMORY.md", "memory/role.md"]
+    assert [v["status"] for v in logs[1]["versions"]] == ["applied", "current"]
+
+
+def test_show_diff_restore_redact_gc(
+    ws: tuple[str, MemFS], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, fs = ws
+    first, second = (v.id for v in History(fs).log("memory/role.md").versions)
+    assert main(["show", root, f"memory/role.md@{first[:5]}"]) == 0
+    assert capsys.readouterr().out.endswith("Process engineer.\n")
+    assert main(["diff", root, f"memory/role.md@{first}", f"memory/role.md@{second}"]) == 0
+    out = capsys.readouterr().out
+    assert "-Process engineer." in out and "+Quality engineer." in out
+    assert main(["diff", root, f"memory/role.md@{second}"]) == 0
+    assert capsys.readouterr().out == ""  # the current file is that version
+    assert main(["restore", root, f"memory/role.md@{first}"]) == 0
+    assert "restored memory/role.md" in capsys.readouterr().out
+    assert fs.raw.cat_file("memory/role.md").endswith(b"Process engineer.\n")
+    assert History(fs).log("memory/role.md").versions[-1].record.actor.startswith("cli")
+    assert main(["redact", root, f"memory/role.md@{second}"]) == 0
+    assert main(["gc", root, "--keep", "1", "--json"]) == 0
+    capsys.readouterr()
+    assert [v.status for v in History(fs).log("memory/role.md").versions] == ["current"]
+
+
+BAD = [
+    ["show", "{root}", "memory/role.md"],
+    ["show", "{root}", "memory/role.md@zz"],
+    ["show", "{root}", "memory/role.md@0000"],
+    ["show", "{root}", ".memfs/history@abcd"],
+    ["restore", "{root}", "memory/role.md@00"],
+    ["redact", "{root}", "memory/nope.md@abcd"],
+    ["diff", "{root}", "memory/role.md@abcd", "MEMORY.md@abcd"],
+    ["gc", "{root}", "--keep", "0"],
+    ["gc", "{root}", "--max-age", "soon"],
+    ["log", "{root}", "../outside.md"],
+]
+
+
+@pytest.mark.parametrize("argv", BAD)
+def test_bad_input_is_one_line_exit_2_and_nothing_changes(
+    argv: list[str], ws: tuple[str, MemFS], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, _ = ws
+    before = _tree(root)
+    assert main([a.format(root=root) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"memfs {argv[0]}: "), err
+    assert _tree(root) == before
