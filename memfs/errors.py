@@ -10,6 +10,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memfs.credentials.guard import Finding
 
 _RELATIVE_ADVICE = (
     "Use a path relative to the workspace root, such as 'memory/user-role.md' or 'MEMORY.md'."
@@ -206,6 +210,43 @@ def host_error(err: OSError, path: str, action: str) -> OSError:
     return OSError(code, f"Cannot {action} {_shown(path)!r}: {reason}.{advice}", _shown(path))
 
 
+# -- credentials ----------------------------------------------------------------------------------
+
+
+class CredentialRefusedError(PermissionError):
+    """A memory write refused because it looks like it holds a credential; nothing was stored.
+
+    ``findings`` holds :class:`memfs.credentials.Finding` objects. It lives here, with every
+    other error, so that catching it does not import the guard (pydantic models)."""
+
+    def __init__(self, path: str, findings: list[Finding]) -> None:
+        self.findings = findings
+        path = _redact_name(path, [f for f in findings if f.line == 0])
+        what = "; ".join(
+            f"{f.kind} {'in the file name' if f.line == 0 else f'on line {f.line}'} ({f.preview})"
+            for f in findings[:3]
+        )
+        more = f" and {len(findings) - 3} more" if len(findings) > 3 else ""
+        super().__init__(
+            errno.EACCES,
+            f"Refused to write {path!r}: it looks like it contains a credential ({what}{more}). "
+            "Nothing was written. Memory is replayed verbatim into every later turn, so a "
+            "secret stored here leaks into every future conversation. Do not store the secret "
+            "itself: store where it lives instead (for example 'the deploy token is in the team "
+            "vault under prod/deploy' or 'DB password: in 1Password, item orders-db'), then "
+            "write the file again without it. A public identifier (an address, a hash, an ID) "
+            "is fine on its own; write it without a password or token label in front.",
+            path,
+        )
+
+
+def _redact_name(path: str, in_name: list[Finding]) -> str:
+    """The path with each secret in its names replaced by its preview (the error quotes it)."""
+    for f in sorted(in_name, key=lambda f: f.start, reverse=True):
+        path = path[: f.start] + f"[{f.kind}: {f.preview}]" + path[f.end :]
+    return path
+
+
 # -- write conflicts ------------------------------------------------------------------------------
 
 
@@ -380,6 +421,7 @@ class ConditionalWriteTooLargeError(OSError):
 
 __all__ = [
     "ConditionalWriteTooLargeError",
+    "CredentialRefusedError",
     "MemoryFileTooLargeError",
     "MoveConflictError",
     "PathConflictError",
