@@ -32,6 +32,7 @@ from benchmarks import (
     bench_forgery,
     bench_index,
     bench_read,
+    bench_startup,
     bench_stats,
 )
 from benchmarks.harness import BenchResults, Row, markdown_table
@@ -119,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             (("10",), lambda: [estimator_row()]),
             (("11", "12"), lambda: bench_credentials.run(ws)),
             (("13",), lambda: bench_forgery.run(ws)),
+            (("14", "15"), lambda: bench_startup.run()),
         ]
         for ids, step in steps:
             if not wanted(*ids):

@@ -41,7 +41,7 @@ def require(extra: str, module: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as e:
-        raise MissingExtraError(extra, e.name or module) from e
+        raise MissingExtraError(extra, (e.name or module).split(".")[0]) from e
 
 
 def extra_for(e: ImportError) -> str | None:

@@ -211,7 +211,7 @@ def register(subparsers: Any) -> None:
 
 
 def _cmd_chat(args: argparse.Namespace) -> int:
-    litellm = require("litellm", "litellm")
+    litellm: Any = require("litellm", "litellm")
     litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on each failure
     model, kwargs = resolve_model(args.model, args.api_base, args.api_key)
     check_endpoint(kwargs)

@@ -65,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"layout: {found.describe()}", file=sys.stderr)
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
     if out is not None:
-        out.write(data)
+        view = memoryview(data)
+        while view:  # a reader that goes away mid-write can leave a short write, not an error
+            view = view[out.write(view) :]
         out.flush()
     else:  # a captured text stream (tests, notebooks)
         sys.stdout.write(data.decode("utf-8", errors="replace"))
