@@ -10,10 +10,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from memfs.credentials.guard import Finding
+from collections.abc import Sequence
+from typing import Protocol
 
 _RELATIVE_ADVICE = (
     "Use a path relative to the workspace root, such as 'memory/user-role.md' or 'MEMORY.md'."
@@ -213,14 +211,30 @@ def host_error(err: OSError, path: str, action: str) -> OSError:
 # -- credentials ----------------------------------------------------------------------------------
 
 
+class _Finding(Protocol):
+    """What the refusal reads of a :class:`memfs.credentials.Finding` (this module sits below the
+    guard and does not import it)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def preview(self) -> str: ...
+
+
 class CredentialRefusedError(PermissionError):
     """A memory write refused because it looks like it holds a credential; nothing was stored.
 
     ``findings`` holds :class:`memfs.credentials.Finding` objects. It lives here, with every
     other error, so that catching it does not import the guard (pydantic models)."""
 
-    def __init__(self, path: str, findings: list[Finding]) -> None:
-        self.findings = findings
+    def __init__(self, path: str, findings: Sequence[_Finding]) -> None:
+        self.findings = list(findings)
         path = _redact_name(path, [f for f in findings if f.line == 0])
         what = "; ".join(
             f"{f.kind} {'in the file name' if f.line == 0 else f'on line {f.line}'} ({f.preview})"
@@ -240,7 +254,7 @@ class CredentialRefusedError(PermissionError):
         )
 
 
-def _redact_name(path: str, in_name: list[Finding]) -> str:
+def _redact_name(path: str, in_name: list[_Finding]) -> str:
     """The path with each secret in its names replaced by its preview (the error quotes it)."""
     for f in sorted(in_name, key=lambda f: f.start, reverse=True):
         path = path[: f.start] + f"[{f.kind}: {f.preview}]" + path[f.end :]
