@@ -1,4 +1,8 @@
 # Bootstraps uv with pip when it is missing, so a machine with only python3 can run every target.
+#
+# No target removes a package from .venv: `make sync` syncs inexactly (--inexact) and the others
+# go through `uv run`, which never uninstalls, so what you added to .venv yourself stays. A
+# plain `uv sync` (exact) would remove it, and every extra this Makefile did not ask for.
 PY ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo "$(PY) -m uv")
 EXTRAS := --extra litellm --extra s3 --extra mcp --extra anthropic --extra plot
@@ -9,10 +13,12 @@ uv:
 	@command -v uv >/dev/null 2>&1 || $(PY) -m uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet uv
 
 sync: uv
-	$(UV) sync --frozen $(EXTRAS)
+	$(UV) sync --frozen --inexact $(EXTRAS)
 
-demo: sync
-	$(UV) run --frozen $(EXTRAS) memfs demo
+# Only what the demo runs: the core dependencies, no dev group, no extras (a few MB, not the
+# ~640 MB of mypy, moto, ruff, matplotlib and litellm that `make sync` brings).
+demo: uv
+	$(UV) run --frozen --no-dev memfs demo
 
 test: sync
 	$(UV) run --frozen $(EXTRAS) pytest -q

@@ -33,6 +33,7 @@ from benchmarks import (
     bench_history,
     bench_index,
     bench_read,
+    bench_startup,
     bench_stats,
 )
 from benchmarks.harness import BenchResults, Row, markdown_table
@@ -121,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             (("11", "12"), lambda: bench_credentials.run(ws)),
             (("13",), lambda: bench_forgery.run(ws)),
             (("14", "15", "16", "17"), lambda: bench_history.run(ws)),
+            (("18", "19"), lambda: bench_startup.run()),
         ]
         for ids, step in steps:
             if not wanted(*ids):

@@ -6,8 +6,8 @@ one place the rules live (staleness reminder, read-only mounts, path confinement
 dates, the credential guard). Every error a caller catches is exported here.
 """
 
-from memfs.credentials import CredentialRefusedError
 from memfs.errors import (
+    CredentialRefusedError,
     PathConflictError,
     PreconditionFailedError,
     ReadOnlyError,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Sequence
+from typing import Protocol
 
 _RELATIVE_ADVICE = (
     "Use a path relative to the workspace root, such as 'memory/user-role.md' or 'MEMORY.md'."
@@ -214,6 +216,59 @@ def host_error(err: OSError, path: str, action: str) -> OSError:
     return OSError(code, f"Cannot {action} {_shown(path)!r}: {reason}.{advice}", _shown(path))
 
 
+# -- credentials ----------------------------------------------------------------------------------
+
+
+class _Finding(Protocol):
+    """What the refusal reads of a :class:`memfs.credentials.Finding` (this module sits below the
+    guard and does not import it)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def preview(self) -> str: ...
+
+
+class CredentialRefusedError(PermissionError):
+    """A memory write refused because it looks like it holds a credential; nothing was stored.
+
+    ``findings`` holds :class:`memfs.credentials.Finding` objects. It lives here, with every
+    other error, so that catching it does not import the guard (pydantic models)."""
+
+    def __init__(self, path: str, findings: Sequence[_Finding]) -> None:
+        self.findings = list(findings)
+        path = _redact_name(path, [f for f in findings if f.line == 0])
+        what = "; ".join(
+            f"{f.kind} {'in the file name' if f.line == 0 else f'on line {f.line}'} ({f.preview})"
+            for f in findings[:3]
+        )
+        more = f" and {len(findings) - 3} more" if len(findings) > 3 else ""
+        super().__init__(
+            errno.EACCES,
+            f"Refused to write {path!r}: it looks like it contains a credential ({what}{more}). "
+            "Nothing was written. Memory is replayed verbatim into every later turn, so a "
+            "secret stored here leaks into every future conversation. Do not store the secret "
+            "itself: store where it lives instead (for example 'the deploy token is in the team "
+            "vault under prod/deploy' or 'DB password: in 1Password, item orders-db'), then "
+            "write the file again without it. A public identifier (an address, a hash, an ID) "
+            "is fine on its own; write it without a password or token label in front.",
+            path,
+        )
+
+
+def _redact_name(path: str, in_name: list[_Finding]) -> str:
+    """The path with each secret in its names replaced by its preview (the error quotes it)."""
+    for f in sorted(in_name, key=lambda f: f.start, reverse=True):
+        path = path[: f.start] + f"[{f.kind}: {f.preview}]" + path[f.end :]
+    return path
+
+
 # -- write conflicts ------------------------------------------------------------------------------
 
 
@@ -388,6 +443,7 @@ class ConditionalWriteTooLargeError(OSError):
 
 __all__ = [
     "ConditionalWriteTooLargeError",
+    "CredentialRefusedError",
     "MemoryFileTooLargeError",
     "MoveConflictError",
     "PathConflictError",

@@ -26,7 +26,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fsspec
 from fsspec.core import has_magic
@@ -34,7 +34,7 @@ from fsspec.implementations.local import trailing_sep
 from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
 from fsspec.utils import other_paths
 
-from memfs import errors, staleness, versions
+from memfs import errors, staleness
 from memfs.conflicts import check_sha256, content_sha256
 from memfs.credentials import check_credentials
 from memfs.frontmatter_block import stamp_recorded
@@ -49,7 +49,9 @@ from memfs.stores import (
     with_preconditions,
 )
 from memfs.tags import escape_for_agent_bytes
-from memfs.versions import HistoryOptions
+
+if TYPE_CHECKING:  # the history's records are pydantic models: loaded with the first MemFS
+    from memfs.versions import HistoryOptions
 
 Clock = Callable[[], dt.date]
 Change = Callable[[bytes | None], bytes]
@@ -113,6 +115,8 @@ class MemFS(AbstractFileSystem):
         actor: str = UNKNOWN_ACTOR,
         **storage_options: Any,
     ) -> None:
+        from memfs import versions
+
         super().__init__(**storage_options)
         given: FileStore | None = None
         if isinstance(store, (str, os.PathLike)):
@@ -159,7 +163,7 @@ class MemFS(AbstractFileSystem):
         self.guarded_paths = frozenset(normalize(p) for p in guarded_paths)
         self.max_memory_file_bytes = max_memory_file_bytes
         if isinstance(history, bool):
-            history = HistoryOptions() if history else versions.NO_HISTORY
+            history = versions.HistoryOptions() if history else versions.NO_HISTORY
         self.history_options = history
         self.actor = actor
 
@@ -402,6 +406,8 @@ class MemFS(AbstractFileSystem):
         killed between the record and the file leaves one whose content is not the file's
         ("recorded, not applied" in ``memfs log``).
         """
+        from memfs import versions
+
         options, store = self.history_options, self.store
         sha = versions.put_blob(store, data)
         operation: versions.Operation = (
@@ -433,6 +439,8 @@ class MemFS(AbstractFileSystem):
         """Delete the file ``rel`` holding ``data`` (read when None), recorded as a version:
         its content is kept as a blob (it may predate the history), the record names it as the
         parent, and the delete is conditional on it (PreconditionFailedError if it changed)."""
+        from memfs import versions
+
         store = self.store
         if data is None:
             data = store.read(rel)
@@ -472,6 +480,8 @@ class MemFS(AbstractFileSystem):
     def record_baseline(self, rel: str, data: bytes) -> None:
         """Record ``data``, the current content of ``rel`` that no version holds (written
         before history was kept, or outside memfs), as a version; the file is not touched."""
+        from memfs import versions
+
         sha = versions.put_blob(self.store, data)
         record = versions.new_record(
             self.history_options,
@@ -485,6 +495,8 @@ class MemFS(AbstractFileSystem):
         versions.put_record(self.store, record, self.history_options)
 
     def _after_change(self, rel: str) -> None:
+        from memfs import versions
+
         options = self.history_options
         if options.prune_on_write:
             versions.prune_file(self.store, rel, options.retention, options.now())

@@ -210,10 +210,16 @@ def test_cat_decorated_raw_and_refusals(tmp_path, capsysbinary):
     raw = capsysbinary.readouterr().out
     assert raw == (root / "memory" / "role.md").read_bytes()
     assert decorated.endswith(raw)
-    assert main(["cat", str(root), "../outside.md"]) == 1
+    assert main(["cat", str(root), "../outside.md"]) == 2
     assert b"'..' segments are not allowed" in capsysbinary.readouterr().err
-    assert main(["cat", str(root), "memory/none.md"]) == 1
-    assert b"No such file" in capsysbinary.readouterr().err
+    assert main(["cat", str(root), "memory/none.md"]) == 2
+    assert (
+        capsysbinary.readouterr().err
+        == (
+            f"memfs cat: No file 'memory/none.md' in the workspace {root}. Give a path relative to "
+            "the workspace root, such as MEMORY.md or memory/user-role.md.\n"
+        ).encode()
+    )
 
 
 def test_scaled_store_keeps_the_proportions():

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from memfs.errors import message
+from memfs.extras import require
 from memfs.prompt import PROMPT_VARIANTS
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -206,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         print("memfs eval: --n must be at least 1.", file=sys.stderr)
         return 2
 
+    require("litellm", "litellm")  # now, not on the first sample
     from memfs_litellm import DEFAULT_APP_PROMPT, run_turn
 
     started = dt.datetime.now(dt.UTC)

@@ -6,20 +6,26 @@ injected, the agent reads and writes ``memory/*.md`` with its file tools, and th
 model string; without ``--model`` the local server (``memfs model start``) is used when it
 answers, else ``$MEMFS_MODEL``.
 
-In-chat commands: ``/new`` starts a fresh conversation (memory stays), ``/memory`` prints
-``MEMORY.md``, ``/exit`` quits.
+In-chat commands (:data:`CHAT_COMMANDS`): ``/help`` lists them, ``/new`` starts a fresh
+conversation (memory stays), ``/memory`` prints ``MEMORY.md``, ``/exit`` quits. Any other
+``/word`` is refused rather than sent to the model; ``//`` sends a line that starts with ``/``.
+
+litellm (the ``litellm`` extra) is imported when the command starts, so a missing extra is one
+line before the chat opens, not a failure on every message.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from memfs.errors import message
+from memfs.extras import require
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
 from memfs.workspace import add_workspace_argument, load_manifest, open_workspace
@@ -27,6 +33,47 @@ from memfs.workspace import add_workspace_argument, load_manifest, open_workspac
 from memfs_litellm import local_model
 
 PROMPT = "you> "
+CHAT_COMMANDS = {
+    "/help": "list these commands",
+    "/new": "start a fresh conversation (memory is kept)",
+    "/memory": "print MEMORY.md",
+    "/exit": "leave the chat (also /quit or Ctrl-D)",
+}
+_COMMAND = re.compile(r"/[A-Za-z][\w-]*")
+
+
+def help_text() -> str:
+    rows = [*CHAT_COMMANDS.items(), ("//…", "send a line that starts with / to the model")]
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"  {name:<{width}}  {what}" for name, what in rows)
+
+
+def no_server(base: str) -> str:
+    """What to say when nothing answers at ``base``."""
+    if base == local_model.api_base():
+        return f"no model server at {base} — run `memfs model start`"
+    return f"no model server at {base} — start it, or pass another --api-base"
+
+
+def check_endpoint(kwargs: dict[str, Any]) -> None:
+    """Refuse to open a chat on the local model when its server is down.
+
+    Only the local server is probed: a remote endpoint may refuse an unauthenticated
+    ``/models`` and still serve completions.
+    """
+    base = kwargs.get("api_base")
+    if base == local_model.api_base() and not local_model.endpoint_responds(base):
+        raise ConnectionRefusedError(errno.ECONNREFUSED, no_server(base) + ".")
+
+
+def describe_failure(e: Exception, api_base: str | None) -> str:
+    """One line for a failed model call: a down server by name, else the error's first line."""
+    text = str(e).strip()
+    refused = isinstance(e, ConnectionError) or "APIConnectionError" in type(e).__name__
+    if api_base and (refused or "Connection refused" in text or "Connection error" in text):
+        return no_server(api_base)
+    first = text.splitlines()[0] if text else ""
+    return _short(f"{type(e).__name__}: {first}")
 
 
 def resolve_model(
@@ -76,7 +123,8 @@ def chat_loop(
         run = run_turn
     history: list[dict[str, Any]] = []
     turns = 0
-    print(f"memfs chat — model {model}; /new, /memory, /exit", file=out, flush=True)
+    api_base = (completion_kwargs or {}).get("api_base")
+    print(f"memfs chat — model {model}; /help lists the commands", file=out, flush=True)
     while True:
         try:
             line = read_line(PROMPT)
@@ -86,18 +134,25 @@ def chat_loop(
         text = line.strip()
         if not text:
             continue
-        if text in ("/exit", "/quit"):
-            return turns
-        if text == "/new":
-            history = []
-            print("(new conversation; memory is kept)", file=out, flush=True)
-            continue
-        if text == "/memory":
-            try:
-                index = fs.cat_file(fs.layout.index_path).decode("utf-8", errors="replace")
-            except FileNotFoundError:
-                index = "(no MEMORY.md yet)"
-            print(index, file=out, flush=True)
+        word = text.split()[0]
+        if text.startswith("//"):
+            text = text[1:]  # a message that starts with "/", sent as typed minus one slash
+        elif _COMMAND.fullmatch(word):
+            if word in ("/exit", "/quit"):
+                return turns
+            if word == "/help":
+                print(help_text(), file=out, flush=True)
+            elif word == "/new":
+                history = []
+                print("(new conversation; memory is kept)", file=out, flush=True)
+            elif word == "/memory":
+                try:
+                    index = fs.cat_file(fs.layout.index_path).decode("utf-8", errors="replace")
+                except FileNotFoundError:
+                    index = "(no MEMORY.md yet)"
+                print(index, file=out, flush=True)
+            else:
+                print(f"(unknown command {word}; /help lists the commands)", file=out, flush=True)
             continue
         try:
             result = run(
@@ -110,7 +165,7 @@ def chat_loop(
                 **turn_options,
             )
         except Exception as e:  # a provider error must not end the session
-            print(f"(model call failed: {type(e).__name__}: {_short(str(e))})", file=out)
+            print(f"(model call failed: {describe_failure(e, api_base)})", file=out, flush=True)
             continue
         turns += 1
         for call in result.tool_calls:
@@ -156,20 +211,19 @@ def register(subparsers: Any) -> None:
 
 
 def _cmd_chat(args: argparse.Namespace) -> int:
-    try:
-        model, kwargs = resolve_model(args.model, args.api_base, args.api_key)
-        manifest = load_manifest(args.app)
-        fs, found = open_workspace(
-            args.workspace,
-            create=args.create,
-            offer_create=True,
-            read_only=args.workflow,
-            layout=args.layout,
-        )
-        print(f"memfs chat: {args.workspace} — {found.describe()}", file=sys.stderr)
-    except (OSError, ValueError) as e:
-        print(f"memfs chat: {message(e)}", file=sys.stderr)
-        return 2
+    litellm: Any = require("litellm", "litellm")
+    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on each failure
+    model, kwargs = resolve_model(args.model, args.api_base, args.api_key)
+    check_endpoint(kwargs)
+    manifest = load_manifest(args.app)
+    fs, found = open_workspace(
+        args.workspace,
+        create=args.create,
+        offer_create=True,
+        read_only=args.workflow,
+        layout=args.layout,
+    )
+    print(f"memfs chat: {args.workspace} — {found.describe()}", file=sys.stderr)
     if args.no_memory:
         manifest = manifest.model_copy(update={"memory": False})
     kwargs["max_tokens"] = args.max_tokens

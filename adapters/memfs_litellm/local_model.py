@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import errno
 import hashlib
 import json
 import os
@@ -37,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from memfs.errors import message
+from memfs.cli import tcp_port
 from pydantic import BaseModel
 
 DEFAULT_HOST = "127.0.0.1"
@@ -158,6 +159,9 @@ class ServerStatus(BaseModel):
     log_file: str | None = None
     log_tail: list[str] = []
     """With ``crashed``: the last lines the server wrote since it was started."""
+    foreign: bool = False
+    """Something answers at ``api_base`` that ``memfs model start`` did not start (no live pid
+    in the pid file): another program holds the port, and it may not be this model."""
 
 
 def server_requirements() -> list[str]:
@@ -499,6 +503,17 @@ def endpoint_state(base: str, timeout: float = 2.0) -> Literal["ready", "busy", 
         return "down"
 
 
+def port_taken(host: str, port: int, timeout: float = 1.0) -> bool:
+    """Whether something accepts TCP connections on ``host:port`` (whatever it speaks)."""
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def endpoint_responds(base: str, timeout: float = 2.0) -> bool:
     """Whether a server listens at ``base`` (ready, or busy computing a completion)."""
     return endpoint_state(base, timeout) != "down"
@@ -531,8 +546,12 @@ def start(
         raise FileNotFoundError(
             f"No llama-cpp-python server in {paths.venv}; run `memfs model install` first."
         )
-    if endpoint_responds(base):
-        raise OSError(f"Something else already answers on {base}; choose another --port.")
+    if endpoint_responds(base) or port_taken(host, port):
+        raise OSError(
+            errno.EADDRINUSE,
+            f"Another program already holds port {port} on {host} ({base}); stop it or "
+            "choose another --port.",
+        )
     paths.server_dir.mkdir(parents=True, exist_ok=True)
     cfg = server_config(
         paths.model,
@@ -612,7 +631,9 @@ def status(
     crashed = state == "down" and pid is None and _recorded_pid(paths) is not None
     if crashed:
         state = "crashed"
+    held = state in ("ready", "busy") or (state == "down" and port_taken(host, port))
     return ServerStatus(
+        foreign=held and pid is None,
         installed=info is not None and paths.venv_python.exists(),
         model=info,
         pid=pid if pid is not None else _recorded_pid(paths),
@@ -741,7 +762,7 @@ def register(subparsers: Any) -> None:
     p_install.set_defaults(func=_cmd_install)
     p_start = sub.add_parser("start", help="start the server in the background")
     p_start.add_argument("--host", default=DEFAULT_HOST)
-    p_start.add_argument("--port", type=int, default=DEFAULT_PORT)
+    p_start.add_argument("--port", type=tcp_port, default=DEFAULT_PORT)
     p_start.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX)
     p_start.add_argument("--threads", type=int, default=None)
     p_start.add_argument(
@@ -753,9 +774,13 @@ def register(subparsers: Any) -> None:
     p_start.set_defaults(func=_cmd_start)
     p_stop = sub.add_parser("stop", help="stop the server")
     p_stop.set_defaults(func=_cmd_stop)
-    p_status = sub.add_parser("status", help="what is installed and running")
+    p_status = sub.add_parser(
+        "status",
+        help="what is installed and running (exit 3 when no memfs model server answers)",
+    )
     p_status.add_argument("--host", default=DEFAULT_HOST)
-    p_status.add_argument("--port", type=int, default=DEFAULT_PORT)
+    p_status.add_argument("--port", type=tcp_port, default=DEFAULT_PORT)
+    p_status.add_argument("--json", action="store_true", help="print the status as JSON")
     p_status.set_defaults(func=_cmd_status)
 
 
@@ -763,27 +788,19 @@ def _cmd_install(args: argparse.Namespace) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    try:
-        report = install(find_links=args.find_links, log=log, smoke=not args.no_smoke_test)
-    except (OSError, ValueError) as e:
-        print(f"memfs model install: {message(e)}", file=sys.stderr)
-        return 1
+    report = install(find_links=args.find_links, log=log, smoke=not args.no_smoke_test)
     print(report.model_dump_json(indent=2))
     return 0
 
 
 def _cmd_start(args: argparse.Namespace) -> int:
-    try:
-        pid = start(
-            host=args.host,
-            port=args.port,
-            n_ctx=args.n_ctx,
-            n_threads=args.threads,
-            prompt_cache_bytes=int(args.prompt_cache_gib * (1 << 30)) or None,
-        )
-    except (OSError, ValueError) as e:
-        print(f"memfs model start: {message(e)}", file=sys.stderr)
-        return 1
+    pid = start(
+        host=args.host,
+        port=args.port,
+        n_ctx=args.n_ctx,
+        n_threads=args.threads,
+        prompt_cache_bytes=int(args.prompt_cache_gib * (1 << 30)) or None,
+    )
     print(f"model server pid {pid} on {api_base(args.host, args.port)} (model {LITELLM_MODEL})")
     return 0
 
@@ -794,16 +811,48 @@ def _cmd_stop(_args: argparse.Namespace) -> int:
     return 0
 
 
+def describe_status(st: ServerStatus, paths: LocalModelPaths | None = None) -> str:
+    """``memfs model status`` for a person: what answers, what is installed, what to do."""
+    paths = paths or LocalModelPaths.default()
+    if st.foreign:
+        what = "answers as a model server" if st.responding else "holds the port"
+        server = (
+            f"another program {what} at {st.api_base}: `memfs model start` did not start it "
+            "(no running pid in its pid file), so it may not be this model. Stop that program, "
+            "or start the model on another port (`memfs model start --port N`)."
+        )
+    elif st.state == "ready":
+        server = f"ready at {st.api_base} (pid {st.pid}; litellm model {st.litellm_model})"
+    elif st.state == "busy":
+        server = (
+            f"busy at {st.api_base} (pid {st.pid}): it accepts connections and is computing a "
+            "completion"
+        )
+    elif st.state == "crashed":
+        server = (
+            f"crashed: the server (pid {st.pid}) is gone (it crashed or was killed); "
+            f"`memfs model start` starts it again. Last lines of {st.log_file}:\n"
+            + "\n".join(f"    {line}" for line in st.log_tail)
+        )
+    else:
+        server = f"not running; nothing answers at {st.api_base}" + (
+            " — run `memfs model start`" if st.installed else ""
+        )
+    if st.model is not None and st.installed:
+        installed = f"yes, {st.model.path} ({st.model.bytes / 1e9:.2f} GB)"
+    elif st.model is not None:
+        installed = (
+            f"the model is, the server env ({paths.venv}) is not — run `memfs model install`"
+        )
+    else:
+        installed = f"no (under {paths.root}) — run `memfs model install`"
+    return f"server:    {server}\ninstalled: {installed}"
+
+
 def _cmd_status(args: argparse.Namespace) -> int:
     st = status(host=args.host, port=args.port)
-    print(st.model_dump_json(indent=2))
-    if st.state == "crashed":
-        print(
-            f"memfs model status: the server (pid {st.pid}) is gone: it crashed or was killed. "
-            f"Last lines of {st.log_file}:\n" + "\n".join(st.log_tail),
-            file=sys.stderr,
-        )
-    return 0 if st.responding else 3
+    print(st.model_dump_json(indent=2) if args.json else describe_status(st))
+    return 0 if st.responding and not st.foreign else 3
 
 
 __all__ = [

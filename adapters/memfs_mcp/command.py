@@ -1,16 +1,23 @@
-"""``memfs mcp WORKSPACE [--read-only] [--http]``: serve an item workspace over MCP."""
+"""``memfs mcp WORKSPACE [--read-only] [--http]``: serve an item workspace over MCP.
+
+The MCP SDK (the ``mcp`` extra) is imported when the command runs, not when it is registered:
+without it, ``memfs mcp DIR`` still parses and says which extra to install.
+"""
 
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
+from typing import TYPE_CHECKING, Any
 
-import anyio
-from memfs.errors import message
-from memfs.filesystem import MemFS
+from memfs.cli import tcp_port
+from memfs.extras import require
 from memfs.workspace import add_workspace_argument, open_workspace
 
-from memfs_mcp.server import build_server
+if TYPE_CHECKING:
+    from memfs.filesystem import MemFS
 
 DEFAULT_PORT = 8766
 HTTP_HOST = "127.0.0.1"
@@ -22,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="serve an item workspace over MCP (file tools, MEMORY.md, the memory prompt)",
         description=(
             "Serve one item workspace to an MCP client: the file tools, MEMORY.md and each "
-            "memory file as resources, and the memory prompt. stdio by default."
+            "memory file as resources, and the memory prompt. stdio by default. Needs the "
+            "'mcp' extra."
         ),
     )
     add_workspace_argument(p, creates=True)
@@ -36,12 +44,36 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         action="store_true",
         help=f"serve streamable HTTP on {HTTP_HOST} instead of stdio",
     )
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port (with --http)")
+    p.add_argument(
+        "--port", type=tcp_port, default=DEFAULT_PORT, help="HTTP port (with --http; 1-65535)"
+    )
     p.set_defaults(func=run)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, bound before anything says it is serving there."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise OSError(
+                errno.EADDRINUSE,
+                f"port {port} on {host} is already in use (another `memfs mcp --http`?); stop "
+                "that process or pass --port with a free port.",
+            ) from None
+        raise OSError(e.errno, f"cannot listen on {host}:{port}: {e.strerror}.") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
 
 
 async def _serve_stdio(fs: MemFS) -> None:
     from mcp.server.stdio import stdio_server
+
+    from memfs_mcp.server import build_server
 
     server = build_server(fs)
     async with stdio_server() as (read_stream, write_stream):
@@ -51,26 +83,30 @@ async def _serve_stdio(fs: MemFS) -> None:
 def _serve_http(fs: MemFS, port: int) -> None:
     import uvicorn
 
+    from memfs_mcp.server import build_server
+
+    sock = bind(HTTP_HOST, port)
     app = build_server(fs).streamable_http_app(host=HTTP_HOST)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     print(f"memfs mcp: serving {fs!r} on http://{HTTP_HOST}:{port}/mcp", file=sys.stderr)
-    uvicorn.run(app, host=HTTP_HOST, port=port, log_level="warning")
+    server.run(sockets=[sock])
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        fs, found = open_workspace(
-            args.workspace,
-            read_only=args.read_only,
-            create=args.create,
-            offer_create=True,
-            layout=args.layout,
-        )
-        print(f"memfs mcp: {args.workspace} — {found.describe()}", file=sys.stderr)
-    except (OSError, ValueError) as e:
-        print(f"memfs mcp: {message(e)}", file=sys.stderr)
-        return 2
+    require("mcp", "memfs_mcp.server")
+    if args.http:
+        require("mcp", "uvicorn")
+    fs, found = open_workspace(
+        args.workspace,
+        read_only=args.read_only,
+        create=args.create,
+        offer_create=True,
+        layout=args.layout,
+    )
+    print(f"memfs mcp: {args.workspace} — {found.describe()}", file=sys.stderr)
     if args.http:
         _serve_http(fs, args.port)
     else:
+        anyio: Any = require("mcp", "anyio")
         anyio.run(_serve_stdio, fs)
     return 0

@@ -1,11 +1,11 @@
-"""``memfs cat WORKSPACE PATH [--raw]``: a file as the agent reads it, or its exact bytes."""
+"""``memfs cat WORKSPACE PATH [--raw] [--binary]``: a file as the agent reads it, or its bytes."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 
-from memfs.errors import message
 from memfs.workspace import add_workspace_argument, open_workspace
 
 
@@ -15,26 +15,59 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="print a workspace file as the agent reads it (staleness reminder included)",
         description=(
             "Print PATH from WORKSPACE through a read-only MemFS: memory files come with the "
-            "staleness reminder the agent would see; --raw prints the stored bytes."
+            "staleness reminder the agent would see; --raw prints the stored bytes. A file "
+            "that is not UTF-8 text is refused (exit 2) unless --binary is given."
         ),
     )
     add_workspace_argument(p)
     p.add_argument("path", help="workspace path, e.g. memory/user-role.md or MEMORY.md")
     p.add_argument("--raw", action="store_true", help="exact stored bytes, no decoration")
+    p.add_argument(
+        "--binary",
+        action="store_true",
+        help="write a file that is not text as it is (e.g. `memfs cat WS f.png --binary > f.png`)",
+    )
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def is_binary(data: bytes) -> bool:
+    """Not text a terminal can show: a NUL byte, or not UTF-8."""
+    if b"\0" in data:
+        return True
     try:
-        fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def run(args: argparse.Namespace) -> int:
+    fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
+    try:
         data = (fs.raw if args.raw else fs).cat_file(args.path)
-    except (OSError, ValueError) as e:
-        print(f"memfs cat: {message(e)}", file=sys.stderr)
-        return 1
+    except IsADirectoryError:
+        raise IsADirectoryError(
+            errno.EISDIR,
+            f"{args.path!r} is a directory in the workspace {args.workspace}; name a file "
+            "inside it.",
+        ) from None
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            errno.ENOENT,
+            f"No file {args.path!r} in the workspace {args.workspace}. Give a path relative to "
+            "the workspace root, such as MEMORY.md or memory/user-role.md.",
+        ) from None
+    if not args.binary and is_binary(data):
+        raise ValueError(
+            f"{args.path!r} is a binary file ({len(data):,} bytes), not text; nothing was "
+            "printed. Pass --binary to write its bytes anyway, redirected to a file."
+        )
     print(f"layout: {found.describe()}", file=sys.stderr)
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
     if out is not None:
-        out.write(data)
+        view = memoryview(data)
+        while view:  # a reader that goes away mid-write can leave a short write, not an error
+            view = view[out.write(view) :]
         out.flush()
     else:  # a captured text stream (tests, notebooks)
         sys.stdout.write(data.decode("utf-8", errors="replace"))

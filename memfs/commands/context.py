@@ -7,7 +7,6 @@ import json
 import sys
 
 from memfs.entrypoints import TurnMode
-from memfs.errors import message
 from memfs.prompt import memory_prompt
 from memfs.tokens import DEFAULT_MARGIN_RATIO, estimate_tokens, with_margin
 from memfs.turns import build_turn
@@ -38,12 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
-        manifest = load_manifest(args.app)
-    except (OSError, ValueError) as e:
-        print(f"memfs context: {message(e)}", file=sys.stderr)
-        return 2
+    fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
+    manifest = load_manifest(args.app)
     print(f"layout: {found.describe()}", file=sys.stderr)
     mode: TurnMode = "workflow" if args.workflow else "chat"
     turn = build_turn(mode=mode, history=[], user_message="", manifest=manifest, fs=fs)

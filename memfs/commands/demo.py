@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import errno
+import os
+import shutil
 import tempfile
 
 from rich.console import Console
@@ -39,20 +42,76 @@ INDEX = """- [User is a process engineer](memory/user-role.md) — skip SPC basi
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("demo", help="create a demo workspace and show the memory rules at work")
-    p.add_argument("directory", nargs="?", help="workspace directory (default: a new temp dir)")
+    p = sub.add_parser(
+        "demo",
+        help="create a demo workspace and show the memory rules at work",
+        description=(
+            "Write a two-memory demo workspace and show a decorated read, the raw bytes, the "
+            "stamped date, a read-only mount refusing a write and the injected block. Without "
+            "DIR it runs in a temporary directory, removed at the end unless --keep."
+        ),
+    )
+    p.add_argument(
+        "directory",
+        nargs="?",
+        help="workspace directory: new or empty (default: a temporary directory)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into DIR even if it is not empty (overwrites MEMORY.md and the demo files)",
+    )
+    p.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the temporary directory and print its path (without DIR)",
+    )
     p.set_defaults(func=run)
 
 
+def _check_target(directory: str, force: bool) -> None:
+    """DIR must be new or empty, unless ``force``: the demo writes MEMORY.md and memory files."""
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise NotADirectoryError(
+            errno.ENOTDIR, f"{directory!r} is a file, not a directory; give a new directory."
+        )
+    if not force and os.path.isdir(directory) and os.listdir(directory):
+        raise FileExistsError(
+            errno.ENOTEMPTY,
+            f"{directory!r} is not empty, and the demo would overwrite its MEMORY.md and "
+            "memory files. Give a new or empty directory, leave DIR out to use a temporary "
+            "one, or pass --force to write into it anyway.",
+        )
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.directory is None:
+        root = tempfile.mkdtemp(prefix="memfs-demo-")
+        try:
+            show(root, "a temporary directory, " + ("kept" if args.keep else "removed at the end"))
+        finally:
+            if not args.keep:
+                shutil.rmtree(root, ignore_errors=True)
+        if args.keep:
+            print(f"demo workspace kept at {root}")
+        return 0
+    if args.keep:
+        raise ValueError("--keep is for the temporary directory; a DIR you give is always kept.")
+    _check_target(args.directory, args.force)
+    os.makedirs(args.directory, exist_ok=True)
+    show(args.directory, "local store, atomic writes")
+    return 0
+
+
+def show(root: str, where: str) -> None:
+    """Write the demo workspace into ``root`` and show each rule at work."""
     console = Console()
-    root = args.directory or tempfile.mkdtemp(prefix="memfs-demo-")
     fs = MemFS(LocalFileStore(root))
     old = (fs.today() - dt.timedelta(days=64)).isoformat()
     for path, text in MEMORIES.items():
         fs.pipe_file(path, text.format(old=old).encode())
     fs.pipe_file(INDEX_FILE, INDEX.encode())
-    console.print(f"[bold]Workspace:[/bold] {root}  (local store, atomic writes)")
+    console.print(f"[bold]Workspace:[/bold] {root}  ({where})")
     console.print(f"Files: {fs.find('')}")
 
     console.print(
@@ -80,7 +139,6 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     show_context_injection(console, fs)
-    return 0
 
 
 def show_context_injection(console: Console, fs: MemFS) -> None:

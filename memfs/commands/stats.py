@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from memfs.errors import message
 from memfs.stats import CLAUDE_CODE_MAX_CHARS, CLAUDE_CODE_MAX_LINES, StatsReport, collect_stats
 from memfs.workspace import add_workspace_argument, open_workspace
 
@@ -36,12 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
-        report = collect_stats(fs)
-    except (OSError, ValueError) as e:
-        print(f"memfs stats: {message(e)}", file=sys.stderr)
-        return 2
+    fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
+    report = collect_stats(fs)
     report.layout_reason = found.reason
     if args.json:
         print(report.model_dump_json(indent=2))

@@ -36,7 +36,6 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel, Field, PrivateAttr
 
-from memfs.errors import message
 from memfs.filesystem import MemFS
 from memfs.index import MARKDOWN_LINK, resolve_link
 from memfs.layout import PLATFORM, Detection, Layout, detect_layout, resolve_layout
@@ -310,28 +309,24 @@ def run_export(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, direction: Direction) -> int:
     name = f"memfs {direction}"
-    try:
-        if direction == "import":
-            src_arg, dst_arg = args.src, args.workspace
-            src, paths = _source(src_arg)
-            found = _import_source(paths)
-            dst_layout = PLATFORM
-        else:
-            src_arg, dst_arg = args.workspace, args.dst
-            src, paths = _source(src_arg)
-            found = resolve_layout(args.layout, paths)
-            if found.layout.kind != "platform":
-                raise ValueError(
-                    f"{src_arg} is in Claude Code's layout already ({found.reason}); export "
-                    "reads a platform workspace"
-                )
-            dst_layout = Layout.claude_code("")
-        src = MemFS(src.store, layout=found.layout, read_only=True)
-        dst = _destination(dst_arg, dst_layout, args.dry_run)
-        plan = plan_transfer(src, dst, direction)
-    except (OSError, ValueError) as e:
-        print(f"{name}: {message(e)}", file=sys.stderr)
-        return 2
+    if direction == "import":
+        src_arg, dst_arg = args.src, args.workspace
+        src, paths = _source(src_arg)
+        found = _import_source(paths)
+        dst_layout = PLATFORM
+    else:
+        src_arg, dst_arg = args.workspace, args.dst
+        src, paths = _source(src_arg)
+        found = resolve_layout(args.layout, paths)
+        if found.layout.kind != "platform":
+            raise ValueError(
+                f"{src_arg} is in Claude Code's layout already ({found.reason}); export "
+                "reads a platform workspace"
+            )
+        dst_layout = Layout.claude_code("")
+    src = MemFS(src.store, layout=found.layout, read_only=True)
+    dst = _destination(dst_arg, dst_layout, args.dry_run)
+    plan = plan_transfer(src, dst, direction)
     print(f"{name}: from {src_arg} — {found.describe()}")
     print(f"{' ' * len(name)}  into {dst_arg} — {dst_layout.describe()}")
     for c in plan.copies:
@@ -365,10 +360,6 @@ def _run(args: argparse.Namespace, direction: Direction) -> int:
             f"({plan.total_bytes:,} bytes); nothing was written"
         )
         return 0
-    try:
-        apply_transfer(plan, dst)
-    except (OSError, ValueError) as e:
-        print(f"{name}: {message(e)}", file=sys.stderr)
-        return 2
+    apply_transfer(plan, dst)
     print(f"{verb.capitalize()} {len(plan.copies)} files ({plan.total_bytes:,} bytes).")
     return 0

@@ -18,20 +18,42 @@ The scan, in order:
 4. :mod:`.values` — whether a value is a secret at all: placeholders and public identifiers
    (addresses, hashes, UUIDs, versions, dates, URLs without credentials) are not.
 
-Nothing is compiled at import; the first scan compiles what it uses (a few ms). Evaluation
-and figures: ``docs/security/credentials.md``; corpus: ``tests/corpus/credentials``.
+Nothing is compiled at import, and the guard itself (its pydantic :class:`Finding`) is
+imported by the first check, not by ``import memfs``: a process that only reads memory never
+pays for it. Evaluation and figures: ``docs/security/credentials.md``; corpus:
+``tests/corpus/credentials``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from memfs.credentials.formats import PATTERNS, CredentialPattern
-from memfs.credentials.guard import (
-    CredentialRefusedError,
-    Finding,
-    check_credentials,
-    find_credentials,
-    find_credentials_in_name,
-)
 from memfs.credentials.normalize import normalize
 from memfs.credentials.values import shannon_entropy
+from memfs.errors import CredentialRefusedError
+
+if TYPE_CHECKING:
+    from memfs.credentials.guard import Finding, find_credentials, find_credentials_in_name
+
+_FROM_GUARD = ("Finding", "find_credentials", "find_credentials_in_name")
+
+
+def check_credentials(path: str, data: bytes | str) -> None:
+    """Raise :class:`CredentialRefusedError` when ``data`` or the name ``path`` holds a secret
+    (:func:`memfs.credentials.guard.check_credentials`, imported on the first call)."""
+    from memfs.credentials import guard
+
+    guard.check_credentials(path, data)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_GUARD:
+        from memfs.credentials import guard
+
+        return getattr(guard, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PATTERNS",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import string
 from collections.abc import Iterable
 
@@ -11,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from memfs.credentials.formats import PATTERNS, CredentialPattern
 from memfs.credentials.labels import find_in_tables, find_labelled, find_pairs
 from memfs.credentials.normalize import normalize
+from memfs.errors import CredentialRefusedError
 
 
 class Finding(BaseModel):
@@ -92,37 +92,6 @@ def find_credentials(text: str, patterns: Iterable[CredentialPattern] = PATTERNS
 def find_credentials_in_name(path: str) -> list[Finding]:
     """Provider tokens in a path's names (``memory/ghp_….md``); ``line`` is 0 for each."""
     return [f.model_copy(update={"line": 0}) for f in _scan(path, PATTERNS, labels=False)]
-
-
-class CredentialRefusedError(PermissionError):
-    """A memory write refused because it looks like it holds a credential; nothing was stored."""
-
-    def __init__(self, path: str, findings: list[Finding]) -> None:
-        self.findings = findings
-        path = _redact_name(path, [f for f in findings if f.line == 0])
-        what = "; ".join(
-            f"{f.kind} {'in the file name' if f.line == 0 else f'on line {f.line}'} ({f.preview})"
-            for f in findings[:3]
-        )
-        more = f" and {len(findings) - 3} more" if len(findings) > 3 else ""
-        super().__init__(
-            errno.EACCES,
-            f"Refused to write {path!r}: it looks like it contains a credential ({what}{more}). "
-            "Nothing was written. Memory is replayed verbatim into every later turn, so a "
-            "secret stored here leaks into every future conversation. Do not store the secret "
-            "itself: store where it lives instead (for example 'the deploy token is in the team "
-            "vault under prod/deploy' or 'DB password: in 1Password, item orders-db'), then "
-            "write the file again without it. A public identifier (an address, a hash, an ID) "
-            "is fine on its own; write it without a password or token label in front.",
-            path,
-        )
-
-
-def _redact_name(path: str, in_name: list[Finding]) -> str:
-    """The path with each secret in its names replaced by its preview (the error quotes it)."""
-    for f in sorted(in_name, key=lambda f: f.start, reverse=True):
-        path = path[: f.start] + f"[{f.kind}: {f.preview}]" + path[f.end :]
-    return path
 
 
 def check_credentials(path: str, data: bytes | str) -> None:

@@ -17,6 +17,7 @@ issued here as one ``PutObject``, which carries its precondition up to S3's sing
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
@@ -34,6 +35,7 @@ MAX_CONDITIONAL_PUT_BYTES = 5 * 2**30
 """S3's limit for one ``PutObject``: the largest write a precondition can ride on."""
 
 
+@functools.cache
 def _s3fs_single_put_bytes() -> int:
     """The size from which s3fs's ``pipe_file`` uploads in parts: ``min(5 GiB, 2 × chunksize)``
     with its default ``chunksize`` (50 MiB in s3fs 2024-2026, so 100 MiB)."""
@@ -45,9 +47,13 @@ def _s3fs_single_put_bytes() -> int:
     return min(5 * 2**30, 2 * int(chunksize))
 
 
-S3FS_SINGLE_PUT_BYTES = _s3fs_single_put_bytes()
-"""From this size up, ``s3fs.S3FileSystem.pipe_file`` sends a multipart upload, without
-``If-Match``; conditional writes here never use it."""
+def __getattr__(name: str) -> Any:
+    # ``S3FS_SINGLE_PUT_BYTES``: from this size up, ``s3fs.S3FileSystem.pipe_file`` sends a
+    # multipart upload, without ``If-Match``; conditional writes here never use it. Computed on
+    # first use: importing s3fs takes half a second, and ``import memfs`` must not pay it.
+    if name == "S3FS_SINGLE_PUT_BYTES":
+        return _s3fs_single_put_bytes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_precondition_failure(e: BaseException) -> bool:
