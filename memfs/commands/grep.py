@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memfs.errors import message
 from memfs.search import DEFAULT_CONTEXT, describe, format_matches, search_memory
 from memfs.workspace import add_workspace_argument, open_workspace
 
@@ -40,18 +39,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        fs, _ = open_workspace(args.workspace, read_only=True, layout=args.layout)
-        result = search_memory(
-            fs,
-            args.pattern,
-            regex=args.regex,
-            ignore_case=args.ignore_case,
-            context=args.context,
-        )
-    except (OSError, ValueError) as e:
-        print(f"memfs grep: {message(e)}", file=sys.stderr)
-        return 2
+    # A bad workspace or pattern raises; the command line's one handler prints it (exit 2).
+    fs, _ = open_workspace(args.workspace, read_only=True, layout=args.layout)
+    result = search_memory(
+        fs,
+        args.pattern,
+        regex=args.regex,
+        ignore_case=args.ignore_case,
+        context=args.context,
+    )
     if not result.files:
         print(f"memfs grep: {describe(result)}", file=sys.stderr)
         return 1
