@@ -338,10 +338,10 @@ def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
     fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, credential_guard=False)
     fs.pipe_file("memory/log.md", memory("log", "start"))
     rng = random.Random(18)
-    # Kill writers at random moments until they have written 40 versions (a loaded machine
-    # gets less done per writer); at most 300 kills.
+    # Kill writers at random moments until they have written 40 versions and reached the index
+    # (a loaded machine gets less done per writer); at most 300 kills.
     for run in range(300):
-        if run >= 40 and len(record_keys(fs.store)) > 40:
+        if run >= 40 and len(record_keys(fs.store)) > 40 and fs.exists("MEMORY.md"):
             break
         pid = os.fork()
         if pid == 0:

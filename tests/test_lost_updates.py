@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import multiprocessing
 import os
 import pickle
@@ -490,12 +491,23 @@ def test_create_of_a_memory_over_the_cap_says_to_split_it(store: FileStore) -> N
 MARK = "<!-- end -->"
 
 
-def _editor(tool: Any, edits: int, reported: list[str], start: Any, pause: float) -> None:
+def _editor(
+    tool: Any,
+    edits: int,
+    reported: list[str],
+    start: Any,
+    pause: float,
+    counts: dict[str, int] | None = None,
+) -> None:
     """Append ``edits`` tokens with str_replace on whichever of a.md / b.md exists, waiting up
-    to ``pause`` seconds before each."""
+    to ``pause`` seconds before each. With ``counts``, keep editing past ``edits`` (up to ten
+    times as many) until the mover has completed a rename: on a loaded machine a rename can
+    lose every race in the first ``edits``, and a race with no rename tests nothing."""
     start.wait()
     rng = random.Random(7)
-    for i in range(edits):
+    for i in itertools.count():
+        if i >= edits and (counts is None or counts["renames"] > 0 or i >= 10 * edits):
+            break
         if pause:
             time.sleep(rng.uniform(0, pause))
         token = f"edit-{i}"
@@ -573,7 +585,7 @@ def race_edits_against_renames(fs: MemFS, edits: int, pause: float = 0.004) -> d
     mover = threading.Thread(target=_mover, args=(fs, tool, stop, counts, start))
     mover.start()
     try:
-        _editor(tool, edits, reported, start, pause)
+        _editor(tool, edits, reported, start, pause, counts)
     finally:
         stop.set()
         mover.join()
