@@ -207,8 +207,9 @@ def run(args: argparse.Namespace) -> int:
         print("memfs eval: --n must be at least 1.", file=sys.stderr)
         return 2
 
+    from memfs_litellm import DEFAULT_APP_PROMPT, run_turn  # first: it keeps litellm offline
+
     require("litellm", "litellm")  # now, not on the first sample
-    from memfs_litellm import DEFAULT_APP_PROMPT, run_turn
 
     started = dt.datetime.now(dt.UTC)
     what = "-".join(a.name for a in arms) if arms else f"{args.tools}-{args.prompt}"
