@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import Counter
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256
@@ -18,16 +19,24 @@ class InMemoryFileStore:
     def __init__(self) -> None:
         self._files: dict[str, bytes] = {}
         self._dirs: set[str] = set()
+        # files under each implicit directory, so "is this a directory" costs the path's depth,
+        # not a scan of every key (history adds keys with every change)
+        self._under: Counter[str] = Counter()
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
         return f"InMemoryFileStore(<{len(self._files)} files>)"
 
     def _is_dir(self, rel: str) -> bool:
-        if rel == "" or rel in self._dirs:
-            return True
-        prefix = rel + "/"
-        return any(p.startswith(prefix) for p in self._files)
+        return rel == "" or rel in self._dirs or self._under[rel] > 0
+
+    def _count(self, rel: str, step: int) -> None:
+        anc = parent(rel)
+        while anc:
+            self._under[anc] += step
+            if self._under[anc] <= 0:
+                del self._under[anc]
+            anc = parent(anc)
 
     def write(
         self,
@@ -52,6 +61,8 @@ class InMemoryFileStore:
                 rel, self._files.get(rel), data, expected_sha256=expected, create=create
             ):
                 return
+            if rel not in self._files:
+                self._count(rel, 1)
             self._files[rel] = data
 
     def write_from_path(self, path: str, local_path: str) -> None:
@@ -99,6 +110,7 @@ class InMemoryFileStore:
                 raise errors.not_found(rel)
             check_delete(rel, self._files[rel], expected)
             del self._files[rel]
+            self._count(rel, -1)
 
     def mkdir(self, path: str) -> None:
         rel = normalize(path, reserved=True)
