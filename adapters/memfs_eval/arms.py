@@ -85,6 +85,14 @@ class Arm(BaseModel):
         return ", ".join([*parts, f"levers={levers}"])
 
 
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "prompt": tuple(PROMPT_VARIANTS),
+    "placement": PLACEMENTS,
+    "framing": FRAMINGS,
+}
+"""The options that take one of a fixed set of values, and those values."""
+
+
 def _flag(key: str, value: str) -> bool:
     v = value.strip().lower()
     if v in _ON:
@@ -117,28 +125,15 @@ def parse_arm(text: str) -> Arm:
         key, value = key.strip(), value.strip()
         if not eq:
             raise ValueError(f"--arm {name}: {item!r} is not key=value.")
-        if key == "prompt":
-            if value not in PROMPT_VARIANTS:
-                raise ValueError(
-                    f"--arm {name}: prompt={value!r}; use one of {', '.join(PROMPT_VARIANTS)}."
-                )
-            fields["prompt"] = value
+        if key in _CHOICES:
+            allowed = _CHOICES[key]
+            if value not in allowed:
+                raise ValueError(f"--arm {name}: {key}={value!r}; use one of {', '.join(allowed)}.")
+            fields[key] = value
         elif key == "tools":
             if value not in get_args(ToolSet):
                 raise ValueError(f"--arm {name}: tools={value!r}; use platform or files-only.")
             fields["tools"] = value
-        elif key == "placement":
-            if value not in PLACEMENTS:
-                raise ValueError(
-                    f"--arm {name}: placement={value!r}; use one of {', '.join(PLACEMENTS)}."
-                )
-            fields["placement"] = value
-        elif key == "framing":
-            if value not in FRAMINGS:
-                raise ValueError(
-                    f"--arm {name}: framing={value!r}; use one of {', '.join(FRAMINGS)}."
-                )
-            fields["framing"] = value
         elif key == "levers":
             chosen = {
                 "none": [],
