@@ -328,14 +328,12 @@ class History:
         sha = r.sha256
         self._rewrite(
             target.key,
-            r.model_copy(
-                update={
-                    "sha256": None,
-                    "size": None,
-                    "redacted": True,
-                    "redacted_time": self.fs.history_options.now(),
-                    "redacted_by": self.fs.actor,
-                }
+            r.replace(
+                sha256=None,
+                size=None,
+                redacted=True,
+                redacted_time=self.fs.history_options.now(),
+                redacted_by=self.fs.actor,
             ),
         )
         if sha is not None:
@@ -348,7 +346,7 @@ class History:
             if not any(rec.path == r.path for rec in refs):
                 for key, rec in self._records(r.path):
                     if rec.parent == sha:
-                        self._rewrite(key, rec.model_copy(update={"parent": None}))
+                        self._rewrite(key, rec.replace(parent=None))
         return next(v for v in self.log(r.path).versions if v.id == r.id)
 
     def _rewrite(self, key: str, record: VersionRecord) -> None:

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 from urllib.parse import unquote
-
-from pydantic import BaseModel, Field, PrivateAttr
 
 from memfs.layout import INDEX_NAME, PLATFORM, Layout
 
@@ -64,7 +63,8 @@ class IndexRef(NamedTuple):
     end: int
 
 
-class IndexEntry(BaseModel):
+@dataclass(kw_only=True)
+class IndexEntry:
     """A line that points at one memory: ``- [title](path) — hook``."""
 
     line: int
@@ -80,29 +80,32 @@ class IndexEntry(BaseModel):
     """The memory file the line names (``path``, or where a plain file name puts it)."""
 
 
-class PackedLine(BaseModel):
+@dataclass(kw_only=True)
+class PackedLine:
     """One line folding several (cold) memories."""
 
     line: int
     text: str
     paths: list[str]
     titles: list[str]
-    memory_paths: list[str] = Field(default_factory=list)
+    memory_paths: list[str] = field(default_factory=list)
 
 
-class OtherLine(BaseModel):
+@dataclass(kw_only=True)
+class OtherLine:
     line: int
     text: str
 
 
-class MemoryIndex(BaseModel):
+@dataclass(kw_only=True)
+class MemoryIndex:
     index_path: str = INDEX_NAME
-    entries: list[IndexEntry] = Field(default_factory=list)
-    packed: list[PackedLine] = Field(default_factory=list)
-    other: list[OtherLine] = Field(default_factory=list)
+    entries: list[IndexEntry] = field(default_factory=list)
+    packed: list[PackedLine] = field(default_factory=list)
+    other: list[OtherLine] = field(default_factory=list)
     line_count: int = 0
     char_count: int = 0
-    _refs: list[tuple[int, IndexRef]] = PrivateAttr(default_factory=list)
+    _refs: list[tuple[int, IndexRef]] = field(default_factory=list, repr=False)
 
     def linked_paths(self) -> set[str]:
         """Every memory file the index names, from entries and packed lines."""

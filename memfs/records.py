@@ -1,4 +1,4 @@
-"""Memory records: one memory file as a pydantic model, parsed tolerantly.
+"""Memory records: one memory file as a dataclass, parsed tolerantly.
 
 Real stores drift from the spec: kebab and snake names side by side, human titles as names,
 files with no description, ``node_type`` / ``originSessionId`` keys, a top-level ``type`` from
@@ -19,13 +19,14 @@ keys in the file's order); an unchanged one dumps to its original text byte for 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, Literal
 
 from frontmatter.default_handlers import YAMLHandler
-from pydantic import BaseModel, Field, PrivateAttr
 
 from memfs.frontmatter_block import (
     FrontmatterRead,
@@ -71,7 +72,8 @@ NOTE_KINDS: frozenset[str] = frozenset({"name-style", "top-level-type"})
 title (most real Claude Code names are) or in CamelCase, the older top-level ``type``."""
 
 
-class Finding(BaseModel):
+@dataclass(kw_only=True)
+class Finding:
     """One thing a parse noticed about a file."""
 
     kind: FindingKind
@@ -134,7 +136,8 @@ def extract_wikilinks(text: str) -> list[str]:
     return list(seen)
 
 
-class MemoryRecord(BaseModel):
+@dataclass(kw_only=True)
+class MemoryRecord:
     """One memory file. ``extra`` keeps every other top-level frontmatter key, in file order."""
 
     path: str = ""
@@ -144,18 +147,23 @@ class MemoryRecord(BaseModel):
     """``metadata.type`` (or an older top-level ``type``); unknown values kept, with a finding."""
     recorded: dt.date | None = None
     body: str = ""
-    extra: dict[Any, Any] = Field(default_factory=dict)
+    extra: dict[Any, Any] = field(default_factory=dict)
     """YAML keys need not be text (``1:``, ``on:``, ``?``): they are kept as parsed."""
-    metadata_extra: dict[Any, Any] = Field(default_factory=dict)
+    metadata_extra: dict[Any, Any] = field(default_factory=dict)
     """Keys under ``metadata`` other than ``type`` and ``recorded``."""
-    links: list[str] = Field(default_factory=list)
+    links: list[str] = field(default_factory=list)
     """``[[wikilink]]`` targets in the body."""
     has_frontmatter: bool = False
     frontmatter_read: ReadHow | None = None
     """How the frontmatter was read (``yaml``, ``lines`` or ``none``); None without one."""
-    dates: dict[str, dt.date] = Field(default_factory=dict)
+    dates: dict[str, dt.date] = field(default_factory=dict)
     """Every readable date field (``metadata.modified``, ``created``, …) in precedence order."""
-    issues: list[Finding] = Field(default_factory=list)
+    issues: list[Finding] = field(default_factory=list)
+    _original: str | None = field(default=None, repr=False)
+    """The text parsed: an unchanged record dumps to it byte for byte."""
+    _key_order: list[str] = field(default_factory=list, repr=False)
+    _type_at_top: bool = field(default=False, repr=False)
+    _unread: tuple[int, ...] = field(default=(), repr=False)
 
     @property
     def findings(self) -> list[str]:
@@ -166,11 +174,6 @@ class MemoryRecord(BaseModel):
     def drift(self) -> list[Finding]:
         """The issues worth fixing (not notes)."""
         return [i for i in self.issues if i.drift]
-
-    _original: str | None = PrivateAttr(default=None)
-    _key_order: list[str] = PrivateAttr(default_factory=list)
-    _type_at_top: bool = PrivateAttr(default=False)
-    _unread: tuple[int, ...] = PrivateAttr(default=())
 
     @property
     def name_style(self) -> NameStyle:
@@ -192,17 +195,24 @@ class MemoryRecord(BaseModel):
         found = self.date(today)
         return None if found is None else (today - found[1]).days
 
-    def _editable(self) -> dict[str, Any]:
-        return self.model_dump(
-            include={
-                "name",
-                "description",
-                "type",
-                "recorded",
-                "body",
-                "extra",
-                "metadata_extra",
-            }
+    def to_json_dict(self, *, body: bool = True) -> dict[str, Any]:
+        """The record as JSON values: dates as ISO text, every frontmatter key as text.
+
+        ``body=False`` leaves the body out (a listing of many records)."""
+        out = {f.name: _json_safe(getattr(self, f.name)) for f in fields(self)}
+        for name in [k for k in out if k.startswith("_")] + ([] if body else ["body"]):
+            del out[name]
+        return out
+
+    def _editable(self) -> tuple[Any, ...]:
+        return (
+            self.name,
+            self.description,
+            self.type,
+            self.recorded,
+            self.body,
+            self.extra,
+            self.metadata_extra,
         )
 
     def frontmatter_dict(self) -> dict[str, Any]:
@@ -244,6 +254,26 @@ class MemoryRecord(BaseModel):
             )
         head = _YAML.export(self.frontmatter_dict(), sort_keys=False, allow_unicode=True)
         return f"---\n{head.rstrip()}\n---\n{self.body}"
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_json_key(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if isinstance(value, Finding):
+        return _json_safe(asdict(value))
+    return value
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, dt.date | dt.datetime):
+        return key.isoformat()
+    return json.dumps(key) if key is None or isinstance(key, bool | int | float) else str(key)
 
 
 def _stem(path: str) -> str:
@@ -369,7 +399,7 @@ def parse_memory(
             f"frontmatter keys {odd_keys!r} are not text in YAML (quote them, e.g. '1':)",
         )
 
-    record = MemoryRecord(
+    return MemoryRecord(
         path=path,
         name=name,
         description=description,
@@ -383,18 +413,15 @@ def parse_memory(
         frontmatter_read=how,
         dates=dates,
         issues=issues,
-    )
-    # One update instead of five attribute sets (each goes through pydantic's handler).
-    record.__pydantic_private__.update(  # type: ignore[union-attr]
         _original=text,
         _key_order=[str(k) for k in fm],
         _type_at_top=type_at_top,
         _unread=unread,
     )
-    return record
 
 
-class WorthWriting(BaseModel):
+@dataclass(kw_only=True)
+class WorthWriting:
     """A ``[[wikilink]]`` to a memory that does not exist yet: a note, not an error."""
 
     name: str

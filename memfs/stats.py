@@ -16,11 +16,11 @@ injects the whole index, so that is a figure, not a limit.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import posixpath
 import statistics
 from collections import Counter
-
-from pydantic import BaseModel, Field
+from dataclasses import asdict, dataclass, field
 
 from memfs.filesystem import MemFS
 from memfs.frontmatter_block import DATE_FIELDS
@@ -51,29 +51,31 @@ CLAUDE_CODE_MAX_CHARS = 25_000
 """Claude Code loads the first 200 lines of its ``MEMORY.md``, and at most 25,000 characters."""
 
 
-class SizeStats(BaseModel):
+@dataclass(kw_only=True)
+class SizeStats:
     """Bytes per memory file."""
 
     min: int = 0
-    median: float = 0
+    median: float = 0.0
     max: int = 0
     total: int = 0
 
 
-class ClaudeCodeCut(BaseModel):
+@dataclass(kw_only=True)
+class ClaudeCodeCut:
     """What Claude Code would load of this index, and what it would leave out."""
 
     loaded_lines: int = 0
     loaded_chars: int = 0
     cut_lines: int = 0
     cut_chars: int = 0
-    cut_memories: int = Field(
-        default=0, description="memory files the index names only on lines Claude Code cuts"
-    )
-    cut_paths: list[str] = Field(default_factory=list)
+    cut_memories: int = 0
+    """memory files the index names only on lines Claude Code cuts"""
+    cut_paths: list[str] = field(default_factory=list)
 
 
-class IndexStats(BaseModel):
+@dataclass(kw_only=True)
+class IndexStats:
     path: str = INDEX_NAME
     exists: bool = False
     lines: int = 0
@@ -81,39 +83,44 @@ class IndexStats(BaseModel):
     chars: int = 0
     estimated_tokens: int = 0
     estimated_tokens_with_margin: int = 0
-    hot_lines: int = Field(default=0, description="entry lines: one memory each")
+    hot_lines: int = 0
+    """entry lines: one memory each"""
     packed_lines: int = 0
-    folded: int = Field(default=0, description="memories the packed lines fold")
+    folded: int = 0
+    """memories the packed lines fold"""
     other_lines: int = 0
-    linked: int = Field(default=0, description="memory files the index links to")
-    orphans: int = Field(default=0, description="memory files the index does not link")
+    linked: int = 0
+    """memory files the index links to"""
+    orphans: int = 0
+    """memory files the index does not link"""
     orphan_pct: float = 0.0
-    broken_links: int = Field(default=0, description="links to files that do not exist")
+    broken_links: int = 0
+    """links to files that do not exist"""
     hot_chars_per_entry: float = 0.0
     cold_chars_per_memory: float = 0.0
-    orphan_paths: list[str] = Field(default_factory=list)
-    broken_paths: list[str] = Field(default_factory=list)
-    claude_code: ClaudeCodeCut = Field(default_factory=ClaudeCodeCut)
+    orphan_paths: list[str] = field(default_factory=list)
+    broken_paths: list[str] = field(default_factory=list)
+    claude_code: ClaudeCodeCut = field(default_factory=ClaudeCodeCut)
 
 
-class AgeStats(BaseModel):
+@dataclass(kw_only=True)
+class AgeStats:
     today: dt.date
     with_date: int = 0
     without_date: int = 0
-    would_get_reminder: int = Field(
-        default=0,
-        description=f"files older than {FRESH_DAYS} day(s): read with a staleness reminder",
-    )
-    future_dated: int = Field(default=0, description="files whose only dates are after today")
+    would_get_reminder: int = 0
+    """files older than the fresh period (``FRESH_DAYS``): read with a staleness reminder"""
+    future_dated: int = 0
+    """files whose only dates are after today"""
     median_days: float | None = None
     oldest_days: int | None = None
-    buckets: dict[str, int] = Field(default_factory=dict)
-    sources: dict[str, int] = Field(
-        default_factory=dict, description="which frontmatter field each file's date came from"
-    )
+    buckets: dict[str, int] = field(default_factory=dict)
+    sources: dict[str, int] = field(default_factory=dict)
+    """which frontmatter field each file's date came from"""
 
 
-class DerivedIndexStats(BaseModel):
+@dataclass(kw_only=True)
+class DerivedIndexStats:
     """The rejected alternative: one ``- [name](path) — description`` line per file."""
 
     lines: int = 0
@@ -123,40 +130,38 @@ class DerivedIndexStats(BaseModel):
     ratio_to_curated: float | None = None
 
 
-class StatsReport(BaseModel):
+@dataclass(kw_only=True)
+class StatsReport:
     workspace: str
     layout: str = "platform"
-    layout_reason: str | None = Field(
-        default=None, description="how the command chose the layout (set by `memfs stats`)"
-    )
+    layout_reason: str | None = None
+    """how the command chose the layout (set by `memfs stats`)"""
     index_path: str = INDEX_NAME
     memory_dir: str
     memory_files: int
     sizes: SizeStats
-    types: dict[str, int] = Field(description="metadata.type; 'none' when absent")
+    types: dict[str, int]
+    """metadata.type; 'none' when absent"""
     without_description: int
     description_chars_mean: float | None = None
     name_styles: dict[str, int]
-    extra_keys: dict[str, int] = Field(description="files carrying each non-spec top-level key")
-    files_with_findings: int = Field(
-        description="files with at least one finding worth fixing (notes are not counted)"
-    )
-    findings: dict[str, int] = Field(
-        default_factory=dict, description="files per kind of finding worth fixing"
-    )
-    notes: dict[str, int] = Field(
-        default_factory=dict, description="files per kind of note (a title as a name, …)"
-    )
-    finding_files: dict[str, list[str]] = Field(
-        default_factory=dict, description="the files behind each finding and note"
-    )
+    extra_keys: dict[str, int]
+    """files carrying each non-spec top-level key"""
+    files_with_findings: int
+    """files with at least one finding worth fixing (notes are not counted)"""
+    findings: dict[str, int] = field(default_factory=dict)
+    """files per kind of finding worth fixing"""
+    notes: dict[str, int] = field(default_factory=dict)
+    """files per kind of note (a title as a name, …)"""
+    finding_files: dict[str, list[str]] = field(default_factory=dict)
+    """the files behind each finding and note"""
     no_frontmatter: int
     unparseable_frontmatter: int
-    read_line_by_line: int = Field(
-        default=0, description="files whose frontmatter is not YAML but was read line by line"
-    )
-    worth_writing: int = Field(description="[[wikilink]] targets no memory carries yet")
-    worth_writing_names: list[str] = Field(default_factory=list)
+    read_line_by_line: int = 0
+    """files whose frontmatter is not YAML but was read line by line"""
+    worth_writing: int
+    """[[wikilink]] targets no memory carries yet"""
+    worth_writing_names: list[str] = field(default_factory=list)
     index: IndexStats
     ages: AgeStats
     derived_index: DerivedIndexStats
@@ -368,3 +373,14 @@ def collect_stats(fs: MemFS) -> StatsReport:
         ages=_ages(records, fs.today()),
         derived_index=derived,
     )
+
+
+def _json_value(value: object) -> str:
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def report_json(report: StatsReport, *, indent: int | None = 2) -> str:
+    """The report as one JSON object (dates as ISO strings, text as written)."""
+    return json.dumps(asdict(report), indent=indent, ensure_ascii=False, default=_json_value)

@@ -25,14 +25,14 @@ the API and the commands on top.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import hashlib
+import json
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, Literal, get_args
 
 from memfs.conflicts import content_sha256
 from memfs.errors import PathConflictError
@@ -61,17 +61,22 @@ def new_version_id() -> str:
     return secrets.token_hex(ID_DIGITS // 2)
 
 
-class Retention(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Retention:
     """How many versions of each file to keep, and for how long; None keeps everything.
 
     The version that is the file's current content (the newest record) is always kept."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    keep: int | None = None
+    """Versions kept per file (at least 1)."""
+    max_age_days: float | None = None
+    """Versions older than this many days are dropped (0 or more)."""
 
-    keep: int | None = Field(default=None, ge=1, description="versions kept per file")
-    max_age_days: float | None = Field(
-        default=None, ge=0, description="versions older than this are dropped"
-    )
+    def __post_init__(self) -> None:
+        if self.keep is not None and (isinstance(self.keep, bool) or self.keep < 1):
+            raise ValueError(f"keep={self.keep!r}: keep at least 1 version per file.")
+        if self.max_age_days is not None and not self.max_age_days >= 0:
+            raise ValueError(f"max_age_days={self.max_age_days!r}: give an age of 0 days or more.")
 
     @property
     def keeps_everything(self) -> bool:
@@ -94,23 +99,23 @@ class HistoryOptions:
 NO_HISTORY = HistoryOptions(enabled=False)
 
 
-class VersionRecord(BaseModel):
-    """One version of one file: what changed, when, by whom, and the hash of its content."""
+OPERATIONS: frozenset[str] = frozenset(get_args(Operation))
 
-    model_config = ConfigDict(extra="ignore")
+
+@dataclass(frozen=True, kw_only=True)
+class VersionRecord:
+    """One version of one file: what changed, when, by whom, and the hash of its content."""
 
     id: str
     path: str
     operation: Operation
     time: dt.datetime
     actor: str = "unknown"
-    sha256: str | None = Field(
-        default=None, description="content after the change; None after a delete or a redaction"
-    )
+    sha256: str | None = None
+    """Content after the change; None after a delete or a redaction."""
     size: int | None = None
-    parent: str | None = Field(
-        default=None, description="sha256 of the content this change replaced; None: no file"
-    )
+    parent: str | None = None
+    """sha256 of the content this change replaced; None: no file."""
     moved_from: str | None = None
     moved_to: str | None = None
     restored_from: str | None = None
@@ -122,8 +127,81 @@ class VersionRecord(BaseModel):
     def key(self) -> str:
         return record_key(self.path, self.time, self.id)
 
+    def replace(self, **changes: Any) -> VersionRecord:
+        """A copy with ``changes`` applied (records are immutable)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The record as JSON values: times as ISO 8601 in UTC (``Z``), None fields left out."""
+        out: dict[str, Any] = {}
+        for f in _FIELDS:
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            out[f.name] = _iso(value) if isinstance(value, dt.datetime) else value
+        return out
+
     def to_bytes(self) -> bytes:
-        return self.model_dump_json(exclude_none=True, exclude_defaults=False).encode("utf-8")
+        # ASCII with escapes: any text (an actor's name included) reads back exactly
+        return json.dumps(self.to_json_dict(), separators=(",", ":")).encode("ascii")
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> VersionRecord:
+        """Read a stored record; ValueError says which field is missing or of the wrong type.
+
+        Unknown keys are ignored (a newer memfs may add fields)."""
+        try:
+            raw = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not a version record (not JSON: {exc})") from None
+        if not isinstance(raw, dict):
+            raise ValueError("not a version record (not a JSON object)")
+        values: dict[str, Any] = {}
+        for f in _FIELDS:
+            if f.name not in raw or raw[f.name] is None:
+                if f.default is dataclasses.MISSING:
+                    raise ValueError(f"not a version record (no {f.name!r})")
+                continue
+            values[f.name] = _field_value(f.name, raw[f.name])
+        return cls(**values)
+
+
+def _iso(value: dt.datetime) -> str:
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+_INTS = frozenset({"size"})
+_BOOLS = frozenset({"redacted"})
+_TIMES = frozenset({"time", "redacted_time"})
+
+
+def _field_value(name: str, value: object) -> object:
+    if name in _TIMES:
+        if isinstance(value, str):
+            try:
+                time = dt.datetime.fromisoformat(value)
+            except ValueError:
+                pass
+            else:
+                return time if time.tzinfo is not None else time.replace(tzinfo=dt.UTC)
+        raise ValueError(f"not a version record ({name!r} is not an ISO 8601 time: {value!r})")
+    if name in _INTS:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+        raise ValueError(f"not a version record ({name!r} is not a size: {value!r})")
+    if name in _BOOLS:
+        if isinstance(value, bool):
+            return value
+        raise ValueError(f"not a version record ({name!r} is not true or false: {value!r})")
+    if not isinstance(value, str):
+        raise ValueError(f"not a version record ({name!r} is not text: {value!r})")
+    if name == "operation" and value not in OPERATIONS:
+        raise ValueError(f"not a version record (unknown operation {value!r})")
+    return value
+
+
+_FIELDS = dataclasses.fields(VersionRecord)
 
 
 def path_key(path: str) -> str:
@@ -177,7 +255,7 @@ def put_record(store: ConditionalFileStore, record: VersionRecord, options: Hist
         except PathConflictError:
             if attempt == 3:
                 raise
-            record = record.model_copy(update={"id": options.new_id()})
+            record = record.replace(id=options.new_id())
     raise AssertionError("unreachable")
 
 
@@ -221,7 +299,7 @@ def record_keys(store: ConditionalFileStore, path: str | None = None) -> list[st
 def read_record(store: ConditionalFileStore, key: str) -> VersionRecord | None:
     """The record at ``key``, or None when it is gone or is not a record memfs wrote."""
     try:
-        return VersionRecord.model_validate_json(store.read(key))
+        return VersionRecord.from_bytes(store.read(key))
     except (FileNotFoundError, ValueError):
         return None
 

@@ -13,12 +13,14 @@ import argparse
 import errno
 import json
 import os
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from memfs.filesystem import MemFS
 from memfs.layout import LAYOUT_CHOICES, Detection, Layout, resolve_layout
-from memfs.manifest import AgentManifest
 from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
+
+if TYPE_CHECKING:  # the manifest's pydantic models load with the commands that read one
+    from memfs.manifest import AgentManifest
 
 WORKSPACE_HELP = "workspace directory or fsspec URL (s3://bucket/items/42)"
 
@@ -80,6 +82,8 @@ def open_workspace(
 
 def load_manifest(path: str | None) -> AgentManifest:
     """The agent manifest of an ``app.json`` (``--app``), or the default one."""
+    from memfs.manifest import AgentManifest
+
     if path is None:
         return AgentManifest()
     with open(path, encoding="utf-8") as f:

@@ -456,6 +456,20 @@ def test_stats_imports_only_its_own_command(tmp_path: Path) -> None:
     assert not {m for m in loaded if m.startswith("memfs.commands.") and m.endswith("demo")}
 
 
+def test_stats_loads_neither_pydantic_nor_rich(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "user-role.md").write_text(
+        "---\nname: user-role\ndescription: the user's role\nmetadata:\n  type: user\n"
+        "  recorded: 2026-01-05\n---\nData engineer.\n"
+    )
+    (tmp_path / "MEMORY.md").write_text("- [user role](memory/user-role.md) — data engineer\n")
+    code = "import sys\nfrom memfs.cli import main\nassert main(sys.argv[1:]) == 0"
+    for args in ([], ["--json"], ["--list"]):
+        loaded = _modules_after(code, "stats", str(tmp_path), *args)
+        assert "memfs.stats" in loaded
+        assert not {m for m in loaded if m.split(".")[0] in ("pydantic", "pydantic_core", "rich")}
+
+
 def test_import_memfs_loads_neither_s3fs_nor_the_guards_models() -> None:
     loaded = _modules_after("import sys, memfs")
     assert "memfs.filesystem" in loaded

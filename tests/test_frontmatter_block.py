@@ -242,7 +242,7 @@ from memfs.records import parse_memory
 out = {}
 for path in sys.argv[1:]:
     r = parse_memory(open(path, "rb").read(), path)
-    out[path] = r.model_dump(mode="json", exclude={"body"})
+    out[path] = r.to_json_dict(body=False)
 print(json.dumps(out, sort_keys=True))
 """
 
@@ -257,10 +257,7 @@ def test_records_are_the_same_with_or_without_the_c_loader() -> None:
         check=True,
         cwd=Path(__file__).resolve().parent.parent,
     )
-    here = {
-        p: parse_memory(Path(p).read_bytes(), p).model_dump(mode="json", exclude={"body"})
-        for p in paths
-    }
+    here = {p: parse_memory(Path(p).read_bytes(), p).to_json_dict(body=False) for p in paths}
     assert json.loads(child.stdout) == json.loads(json.dumps(here, sort_keys=True))
     flow = parse_memory("---\nname: x\ntags: [c:, users]\n---\n", "memory/x.md")
     assert flow.frontmatter_read == "yaml" and flow.extra["tags"] == [{"c": None}, "users"]

@@ -1,14 +1,22 @@
-"""``memfs stats PATH_OR_URL``: memory measurements on any workspace, read-only."""
+"""``memfs stats PATH_OR_URL``: memory measurements on any workspace, read-only.
+
+The report is printed as plain aligned text (or JSON with ``--json``): no terminal library is
+loaded, so the command costs little more than ``import memfs``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import TextIO
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
-from memfs.stats import CLAUDE_CODE_MAX_CHARS, CLAUDE_CODE_MAX_LINES, StatsReport, collect_stats
+from memfs.stats import (
+    CLAUDE_CODE_MAX_CHARS,
+    CLAUDE_CODE_MAX_LINES,
+    StatsReport,
+    collect_stats,
+    report_json,
+)
 from memfs.workspace import add_workspace_argument, open_workspace
 
 
@@ -38,11 +46,10 @@ def run(args: argparse.Namespace) -> int:
     report = collect_stats(fs)
     report.layout_reason = found.reason
     if args.json:
-        print(report.model_dump_json(indent=2))
+        print(report_json(report))
     else:
-        console = Console()
-        console.print(f"layout: {escape(found.describe())}", soft_wrap=True)
-        render(report, console, list_paths=args.list)
+        print(f"layout: {found.describe()}")
+        render(report, sys.stdout, list_paths=args.list)
     return 0
 
 
@@ -54,16 +61,36 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items() if v)
 
 
-def render(report: StatsReport, console: Console, *, list_paths: bool = False) -> None:
+class _Table:
+    """Two columns, measure and value, under section headings; values aligned."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.rows: list[tuple[str, str] | str] = []
+
+    def section(self, name: str) -> None:
+        self.rows.append(name)
+
+    def add_row(self, measure: str, value: str) -> None:
+        self.rows.append((measure, value))
+
+    def write(self, out: TextIO) -> None:
+        width = max((len(r[0]) for r in self.rows if isinstance(r, tuple)), default=0)
+        lines = [self.title]
+        for row in self.rows:
+            if isinstance(row, str):
+                lines += ["", row]
+            else:
+                lines.append(f"  {row[0]:<{width}}  {row[1]}".rstrip())
+        out.write("\n".join(lines) + "\n")
+
+
+def render(report: StatsReport, out: TextIO, *, list_paths: bool = False) -> None:
+    """The report as text: one section per kind of figure, then (``list_paths``) the files."""
     r, ix, ages, der = report, report.index, report.ages, report.derived_index
     n = r.memory_files
-    table = Table(title=f"memfs stats — {r.workspace}", show_header=True)
-    table.add_column("measure")
-    table.add_column("value")
-
-    def section(name: str) -> None:
-        table.add_row(f"[bold]{escape(name)}[/bold]", "", end_section=False)
-
+    table = _Table(f"memfs stats — {r.workspace}")
+    section = table.section
     section("memory files")
     table.add_row("files", str(n))
     table.add_row(
@@ -76,7 +103,7 @@ def render(report: StatsReport, console: Console, *, list_paths: bool = False) -
         table.add_row("description length (mean)", f"{r.description_chars_mean:.0f} chars")
     table.add_row("name styles", ", ".join(f"{k} {v}" for k, v in r.name_styles.items()))
     if r.extra_keys:
-        table.add_row("non-spec keys", escape(_counts(r.extra_keys)))
+        table.add_row("non-spec keys", _counts(r.extra_keys))
     table.add_row(
         "files with findings",
         f"{_pct(r.files_with_findings, n)}" + (f": {_counts(r.findings)}" if r.findings else ""),
@@ -88,7 +115,7 @@ def render(report: StatsReport, console: Console, *, list_paths: bool = False) -
         f"{r.no_frontmatter} without, {r.read_line_by_line} not YAML (read line by line), "
         f"{r.unparseable_frontmatter} unparseable",
     )
-    table.add_row(escape("[[links]] to memories not written yet"), str(r.worth_writing))
+    table.add_row("[[links]] to memories not written yet", str(r.worth_writing))
 
     section(ix.path)
     if not ix.exists:
@@ -139,14 +166,14 @@ def render(report: StatsReport, console: Console, *, list_paths: bool = False) -
     table.add_row("characters", f"{der.chars:,}{ratio}")
     table.add_row("est. tokens", f"{der.estimated_tokens:,}")
     table.add_row("files with nothing to derive", str(der.files_without_description))
-    console.print(table)
+    table.write(out)
     if list_paths:
-        _print_lists(report, console)
+        _print_lists(report, out)
 
 
-def _print_lists(r: StatsReport, console: Console) -> None:
+def _print_lists(r: StatsReport, stream: TextIO) -> None:
     def out(line: str) -> None:
-        console.print(escape(line), soft_wrap=True, highlight=False)
+        stream.write(line + "\n")
 
     for p in r.index.orphan_paths:
         out(f"orphan  {p}")
