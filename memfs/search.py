@@ -6,8 +6,12 @@ already carries), line by line — its body and its frontmatter ``name`` and ``d
 fields (their lines, continuation lines included); other frontmatter keys (``metadata.type``,
 dates) are not searched, so a search for "user" finds memories about users rather than every
 memory of type ``user``. The pattern is a literal substring unless ``regex`` is set, and may be
-matched ignoring case. No embeddings and no index of its own: recall stays "the index always in
-context, files read on demand", and this is a way to find the file to read.
+matched ignoring case. A regular expression is matched by the ``regex`` library (Python's ``re``
+syntax) under a time limit for the whole search (:data:`TIME_LIMIT_S`): a pattern that
+backtracks without end, such as ``(a|aa)+$``, is refused with a line that says so instead of
+holding the MCP server or the command forever. No embeddings and no index of its own: recall
+stays "the index always in context, files read on demand", and this is a way to find the file
+to read.
 
 Files are read through :class:`~memfs.filesystem.MemFS` (so path confinement and the mount's
 rules apply) in the raw view: a match is never inside the staleness reminder, and line numbers
@@ -19,9 +23,11 @@ inert, as any other surface shows it.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
+import regex as _regex
 from pydantic import BaseModel, ConfigDict, Field
 
 from memfs import errors
@@ -37,6 +43,9 @@ DEFAULT_CONTEXT = 1
 
 MAX_CONTEXT = 10
 
+TIME_LIMIT_S = 2.0
+"""Seconds a regular-expression search may spend matching, over all files together."""
+
 MAX_LINE_CHARS = 240
 """A longer line is shown cut around its first match, with '…' where it was cut."""
 
@@ -46,7 +55,8 @@ Part = Literal["name", "description", "body"]
 
 
 class SearchPatternError(ValueError):
-    """A pattern that cannot be searched for (empty, multi-line, or an invalid regex)."""
+    """A pattern that cannot be searched for (empty, multi-line, an invalid regex, or one that
+    ran past the time limit)."""
 
 
 class SearchArgs(BaseModel):
@@ -91,8 +101,9 @@ class FileMatches:
 @dataclass
 class SearchResult:
     pattern: str
-    rx: re.Pattern[str]
-    """The pattern as it was compiled (literal or regex, case or not)."""
+    rx: Any
+    """The pattern as it was compiled: an ``re`` pattern for a literal, a ``regex`` one for a
+    regular expression (searched under the time limit)."""
     files_searched: int
     files: list[FileMatches] = field(default_factory=list)
     omitted: int = 0
@@ -103,9 +114,7 @@ class SearchResult:
         return sum(f.matches for f in self.files)
 
 
-def compile_pattern(
-    pattern: str, *, regex: bool = False, ignore_case: bool = False
-) -> re.Pattern[str]:
+def compile_pattern(pattern: str, *, regex: bool = False, ignore_case: bool = False) -> Any:
     """The compiled pattern, or :class:`SearchPatternError` saying what to fix."""
     if not pattern:
         raise SearchPatternError("The search pattern is empty; give the text to look for.")
@@ -114,12 +123,11 @@ def compile_pattern(
             "The search pattern holds a line break; memory is searched line by line, so search "
             "for one line's text."
         )
-    flags = re.IGNORECASE if ignore_case else 0
-    if not regex:
-        return re.compile(re.escape(pattern), flags)
+    if not regex:  # a literal cannot backtrack: Python's own engine, no limit needed
+        return re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
     try:
-        return re.compile(pattern, flags)
-    except re.error as e:
+        return _regex.compile(pattern, _regex.V0 | (_regex.IGNORECASE if ignore_case else 0))
+    except _regex.error as e:
         where = f" at position {e.pos}" if e.pos is not None else ""
         raise SearchPatternError(
             f"Invalid regular expression {pattern!r}: {e.msg}{where}. Fix it, or search for the "
@@ -161,8 +169,31 @@ def _lines(text: str, first: int, part: Part) -> list[Line]:
     return [Line(first + i, ln, part) for i, ln in enumerate(split_lines(text))]
 
 
+class _Matcher:
+    """``search`` of one pattern under one deadline shared by every line of every file."""
+
+    def __init__(self, rx: Any, pattern: str, limit_s: float) -> None:
+        self.rx, self.pattern, self.limit_s = rx, pattern, limit_s
+        self.limited = isinstance(rx, _regex.Pattern)
+        self.deadline = time.monotonic() + limit_s
+
+    def search(self, text: str, path: str, line: int) -> bool:
+        if not self.limited:
+            return self.rx.search(text) is not None
+        try:
+            left = max(self.deadline - time.monotonic(), 0.001)
+            return self.rx.search(text, timeout=left) is not None
+        except TimeoutError:
+            raise SearchPatternError(
+                f"The regular expression {self.pattern!r} ran past the search's time limit "
+                f"({self.limit_s:g} s, at {path} line {line}): it backtracks too much. Simplify "
+                "it (no nested repeats such as (a+)+ or (a|aa)+), or search for the text as it "
+                "is, without regex."
+            ) from None
+
+
 def _matches_in(
-    path: str, text: str, rx: re.Pattern[str], context: int, keep: int | None
+    path: str, text: str, matcher: _Matcher, context: int, keep: int | None
 ) -> tuple[FileMatches, int]:
     """The first ``keep`` matching lines of one file with their context, and how many
     lines match in all."""
@@ -170,7 +201,7 @@ def _matches_in(
     total = 0
     for run in searchable_parts(text):
         for i, ln in enumerate(run):
-            if not rx.search(ln.text):
+            if not matcher.search(ln.text, path, ln.number):
                 continue
             total += 1
             if keep is not None and total > keep:
@@ -199,15 +230,18 @@ def search_memory(
     ignore_case: bool = False,
     context: int = DEFAULT_CONTEXT,
     limit: int | None = None,
+    time_limit_s: float = TIME_LIMIT_S,
 ) -> SearchResult:
     """Search the memory files of ``fs`` (see the module docstring); at most ``limit``
-    matching lines are kept, the others counted in ``omitted``."""
+    matching lines are kept, the others counted in ``omitted``. A regular expression that
+    runs past ``time_limit_s`` raises :class:`SearchPatternError` (nothing is returned)."""
     if context < 0:
         raise SearchPatternError(f"context must be 0 or more lines, not {context}.")
     rx = compile_pattern(pattern, regex=regex, ignore_case=ignore_case)
     raw = fs.raw
     paths = memory_paths(fs)
     result = SearchResult(pattern, rx, files_searched=len(paths))
+    matcher = _Matcher(rx, pattern, time_limit_s)
     for path in paths:
         try:
             data = raw.cat_file(path)
@@ -216,17 +250,20 @@ def search_memory(
             continue
         keep = None if limit is None else max(limit - result.matches, 0)
         text = data.decode("utf-8", errors="replace")
-        found, total = _matches_in(path, text, rx, context, keep)
+        found, total = _matches_in(path, text, matcher, context, keep)
         result.omitted += total - found.matches
         if found.lines:
             result.files.append(found)
     return result
 
 
-def _clip(text: str, rx: re.Pattern[str]) -> str:
+def _clip(text: str, rx: Any) -> str:
     if len(text) <= MAX_LINE_CHARS:
         return text
-    m = rx.search(text)
+    try:  # the line matched once already; cut around the match, or from the start if slow
+        m = rx.search(text, timeout=0.1) if isinstance(rx, _regex.Pattern) else rx.search(text)
+    except TimeoutError:
+        m = None
     start = max(0, (m.start() if m else 0) - MAX_LINE_CHARS // 3)
     end = start + MAX_LINE_CHARS
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")

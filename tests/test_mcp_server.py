@@ -444,8 +444,8 @@ def test_search_memory_finds_bodies_names_and_descriptions(fs: MemFS) -> None:
         ]
         bad = await client.call_tool("search_memory", {"pattern": "(", "regex": True})
         assert bad.is_error and text_of(bad) == (
-            "Error: Invalid regular expression '(': missing ), unterminated subpattern at "
-            "position 0. Fix it, or search for the text as it is, without regex."
+            "Error: Invalid regular expression '(': missing ) at position 1. Fix it, or search "
+            "for the text as it is, without regex."
         )
         none = await client.call_tool("search_memory", {"pattern": "kubernetes"})
         assert not none.is_error and text_of(none) == (
@@ -453,6 +453,10 @@ def test_search_memory_finds_bodies_names_and_descriptions(fs: MemFS) -> None:
         )
         missing = await client.call_tool("search_memory", {"regex": True})
         assert missing.is_error and "pattern" in text_of(missing)
+        fs.pipe_file("memory/aaa.md", b"a" * 40 + b"b\n")
+        slow = await client.call_tool("search_memory", {"pattern": "(a|aa)+$", "regex": True})
+        assert slow.is_error and "ran past the search's time limit" in text_of(slow)
+        assert "memory/aaa.md line 1" in text_of(slow)
 
     connect(fs, body)
 

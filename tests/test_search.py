@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -90,7 +91,7 @@ def test_substring_by_default_regex_on_request(fs: MemFS) -> None:
     [
         ("", False, "The search pattern is empty"),
         ("a\nb", False, "The search pattern holds a line break"),
-        ("(", True, "Invalid regular expression '(': missing ), unterminated subpattern"),
+        ("(", True, "Invalid regular expression '(': missing ) at position 1"),
         ("a{2,1}", True, "Invalid regular expression 'a{2,1}': min repeat greater than max"),
     ],
 )
@@ -98,6 +99,35 @@ def test_patterns_that_cannot_be_searched_say_why(fs, pattern, regex, says) -> N
     with pytest.raises(SearchPatternError, match=f"^{re.escape(says)}"):
         search_memory(fs, pattern, regex=regex)
     assert issubclass(SearchPatternError, ValueError)
+
+
+CATASTROPHIC = "(a|aa)+$"
+"""Backtracks exponentially on a run of a's that does not end the line: Python's ``re`` takes
+longer than the age of the universe on 60 of them."""
+
+
+def test_a_regex_that_backtracks_without_end_is_stopped_at_the_time_limit(fs: MemFS) -> None:
+    fs.pipe_file("memory/aaa.md", b"fine\n" + b"a" * 60 + b"b\n")
+    start = time.monotonic()
+    with pytest.raises(SearchPatternError) as caught:
+        search_memory(fs, CATASTROPHIC, regex=True, time_limit_s=0.5)
+    assert time.monotonic() - start < 5
+    assert str(caught.value) == (
+        "The regular expression '(a|aa)+$' ran past the search's time limit (0.5 s, at "
+        "memory/aaa.md line 2): it backtracks too much. Simplify it (no nested repeats such as "
+        "(a+)+ or (a|aa)+), or search for the text as it is, without regex."
+    )
+    # the same text as a literal, and a sane regex over the same file, are found at once
+    assert shown(fs, CATASTROPHIC) == []
+    assert shown(fs, "a+b$", regex=True, context=0) == ["memory/aaa.md:2:" + "a" * 60 + "b"]
+
+
+def test_the_time_limit_is_for_the_whole_search_not_each_line(fs: MemFS) -> None:
+    # each line alone finishes well inside the limit; together they do not
+    lines = b"".join(b"a" * 22 + b"b\n" for _ in range(400))
+    fs.pipe_file("memory/many.md", lines)
+    with pytest.raises(SearchPatternError, match="ran past the search's time limit"):
+        search_memory(fs, CATASTROPHIC, regex=True, time_limit_s=0.2)
 
 
 def test_matches_are_raw_and_escaped_for_agents() -> None:
@@ -205,9 +235,13 @@ def test_memfs_grep_exit_status_says_found_nothing_or_error(ws: Path, tmp_path: 
     bad = grep(str(ws), "-E", "x(")
     assert (bad.returncode, bad.stdout) == (2, "")
     assert bad.stderr == (
-        "memfs grep: Invalid regular expression 'x(': missing ), unterminated subpattern at "
-        "position 1. Fix it, or search for the text as it is, without regex.\n"
+        "memfs grep: Invalid regular expression 'x(': missing ) at position 2. Fix it, or "
+        "search for the text as it is, without regex.\n"
     )
+    (ws / "memory" / "aaa.md").write_bytes(b"a" * 60 + b"b\n")
+    slow = grep(str(ws), "-E", CATASTROPHIC)
+    assert (slow.returncode, slow.stdout) == (2, "")
+    assert len(slow.stderr.splitlines()) == 1 and "time limit (2 s" in slow.stderr
     missing = grep(str(tmp_path / "absent"), "x")
     assert missing.returncode == 2 and len(missing.stderr.splitlines()) == 1
     assert "No workspace directory" in missing.stderr and not (tmp_path / "absent").exists()
