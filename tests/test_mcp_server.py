@@ -474,3 +474,41 @@ def test_search_memory_shows_at_most_fifty_lines_and_says_how_many_more(fs: MemF
         assert lines[0] == "memory/many.md:1:hit 0" and lines[-1] == "memory/many.md:50:hit 49"
 
     connect(fs, body)
+
+
+# -- who the version history names -------------------------------------------------------------
+
+MEMO = "---\nname: x\ndescription: a note\nmetadata:\n  type: user\n---\nbody\n"
+
+
+def _write_as(fs: MemFS, client_info: types.Implementation | None, path: str) -> None:
+    async def go() -> None:
+        async with Client(build_server(fs), raise_exceptions=True, client_info=client_info) as c:
+            out = await c.call_tool("write_file", {"path": path, "content": MEMO})
+            assert not out.is_error, out
+
+    anyio.run(go)
+
+
+def test_a_change_names_the_mcp_client_that_made_it(fs: MemFS) -> None:
+    from memfs.history import History
+
+    claude = types.Implementation(name="claude-code", version="2.1.332")
+    _write_as(fs, claude, "memory/a.md")
+    odd = types.Implementation(name="evil\n\x1b[31mname" + "x" * 200, version="")
+    _write_as(fs, odd, "memory/b.md")
+    (a,) = History(fs).log("memory/a.md").versions
+    (b,) = History(fs).log("memory/b.md").versions
+    assert a.record.actor == "mcp client claude-code 2.1.332"
+    assert b.record.actor.startswith("mcp client evil [31mname")  # no control characters
+    assert len(b.record.actor) == len("mcp client ") + 80 and b.record.actor.isprintable()
+
+
+def test_an_actor_the_embedding_app_named_is_kept(fs: MemFS) -> None:
+    from memfs.history import History
+
+    _write_as(
+        fs.acting_as("workflow step 7"), types.Implementation(name="c", version="1"), "memory/a.md"
+    )
+    (v,) = History(fs).log("memory/a.md").versions
+    assert v.record.actor == "workflow step 7"

@@ -35,7 +35,7 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from memfs.errors import UnsafePathError, message
-from memfs.filesystem import MemFS
+from memfs.filesystem import UNKNOWN_ACTOR, MemFS
 from memfs.layout import INDEX_FILE
 from memfs.manifest import AgentManifest
 from memfs.paths import join, normalize
@@ -166,6 +166,27 @@ def _search(fs: MemFS, arguments: dict[str, Any]) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=False)
 
 
+MCP_ACTOR = "mcp client"
+"""Who the version history names for a change made through this server, before the client's
+own name (``mcp client claude-code 2.1.332``)."""
+
+_ACTOR_NAME_CHARS = 80
+
+
+def client_actor(ctx: ServerRequestContext[Any]) -> str:
+    """``mcp client`` followed by the name and version the client gave in ``initialize``
+    (anything unprintable turned into a space, at most 80 characters), or alone when it gave
+    none. A read-only server, or one whose MemFS already names an actor, keeps its own."""
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    if info is None:
+        return MCP_ACTOR
+    said = " ".join(part for part in (info.name, info.version) if part)
+    label = " ".join("".join(c if c.isprintable() else " " for c in said).split())
+    label = label[:_ACTOR_NAME_CHARS].rstrip()
+    return f"{MCP_ACTOR} {label}" if label else MCP_ACTOR
+
+
 def build_server(
     fs: MemFS,
     *,
@@ -174,13 +195,28 @@ def build_server(
 ) -> Server[Any]:
     """An MCP server for the workspace of ``fs`` (pass ``fs.read_only()`` to serve read-only)."""
     manifest = manifest or AgentManifest()
-    fs = fs.acting_as("mcp client", unless_set=True)  # who the version history names
+    actor_given = fs.actor != UNKNOWN_ACTOR  # an embedding app named the actor: it stays
+    fs = fs.acting_as(MCP_ACTOR, unless_set=True)  # who the version history names
     layout = fs.layout
     index_path = layout.index_path
     index_uri = uri_of(index_path)
     memory_files_glob = layout.memory_path("<name>")
     served = tools_served(fs)
-    executor = FileToolExecutor(fs, manifest, tools=[n for n in served if n != SEARCH_TOOL])
+    file_tools = [n for n in served if n != SEARCH_TOOL]
+    executor = FileToolExecutor(fs, manifest, tools=file_tools)
+    executors: dict[str, FileToolExecutor] = {fs.actor: executor}
+
+    def executor_for(ctx: ServerRequestContext[Any]) -> FileToolExecutor:
+        """The file tools acting as this connection's client (one executor per client name)."""
+        if actor_given or fs.is_read_only:
+            return executor
+        actor = client_actor(ctx)
+        if actor not in executors:
+            if len(executors) > 64:  # names come from clients: keep the table bounded
+                executors.clear()
+            executors[actor] = FileToolExecutor(fs.acting_as(actor), manifest, tools=file_tools)
+        return executors[actor]
+
     mode = "read-only: memory can be read, not written" if fs.is_read_only else "read-write"
     instructions = (
         f"File tools over one item workspace ({mode}). Memory lives in "
@@ -226,7 +262,7 @@ def build_server(
         try:
             if name == SEARCH_TOOL:
                 return await run_sync(_search, fs, arguments)
-            text = await run_sync(executor.execute, name, arguments)
+            text = await run_sync(executor_for(ctx).execute, name, arguments)
         except Exception as e:  # the backend failed in a way no tool explains
             logger.debug("tool %s failed", name, exc_info=True)
             return _error(f"Error: {_backend_failure(name, e)}")
