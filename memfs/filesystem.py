@@ -409,7 +409,7 @@ class MemFS(AbstractFileSystem):
         from memfs import versions
 
         options, store = self.history_options, self.store
-        sha = versions.put_blob(store, data)
+        sha, reused = versions.put_blob(store, data)
         operation: versions.Operation = (
             "restored" if restored_from else "created" if parent is None else "modified"
         )
@@ -425,6 +425,8 @@ class MemFS(AbstractFileSystem):
             moved_from=moved_from,
         )
         key = versions.put_record(store, record, options)
+        if reused:
+            versions.keep_blob(store, sha, data)
         try:
             store.write(rel, data, expected_sha256=parent, create=parent is None)
         except Exception:
@@ -444,7 +446,7 @@ class MemFS(AbstractFileSystem):
         store = self.store
         if data is None:
             data = store.read(rel)
-        sha = versions.put_blob(store, data)
+        sha, reused = versions.put_blob(store, data)
         record = versions.new_record(
             self.history_options,
             path=rel,
@@ -456,6 +458,8 @@ class MemFS(AbstractFileSystem):
             moved_to=moved_to,
         )
         key = versions.put_record(store, record, self.history_options)
+        if reused:
+            versions.keep_blob(store, sha, data)
         try:
             store.delete(rel, expected_sha256=sha)
         except Exception:
@@ -482,7 +486,7 @@ class MemFS(AbstractFileSystem):
         before history was kept, or outside memfs), as a version; the file is not touched."""
         from memfs import versions
 
-        sha = versions.put_blob(self.store, data)
+        sha, reused = versions.put_blob(self.store, data)
         record = versions.new_record(
             self.history_options,
             path=rel,
@@ -493,6 +497,8 @@ class MemFS(AbstractFileSystem):
             parent=None,
         )
         versions.put_record(self.store, record, self.history_options)
+        if reused:
+            versions.keep_blob(self.store, sha, data)
 
     def _after_change(self, rel: str) -> None:
         from memfs import versions

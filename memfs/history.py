@@ -13,7 +13,9 @@ A version is named by its id or any unambiguous prefix of it (at least
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import difflib
+import json
 from collections import defaultdict
 from typing import Literal
 
@@ -62,6 +64,14 @@ class FileLog(BaseModel):
 class GcReport(BaseModel):
     records_deleted: int = 0
     blobs_deleted: int = 0
+    blobs_pending: int = Field(
+        default=0,
+        description="unreferenced blobs kept until a later gc, after the grace period, finds "
+        "them still unreferenced",
+    )
+    blobs_kept: int = Field(
+        default=0, description="blobs a change referred to again while gc was deleting them"
+    )
     baselines_recorded: int = 0
 
 
@@ -339,8 +349,7 @@ class History:
         if sha is not None:
             refs = [rec for _, rec in self._all_records() if rec.sha256 == sha]
             if not refs:
-                with contextlib.suppress(FileNotFoundError):
-                    self.store.delete(versions.blob_key(sha))
+                self._delete_blob(sha)
             # the next version names the redacted content's hash as its parent: drop it too,
             # unless another version of this file still holds that content
             if not any(rec.path == r.path for rec in refs):
@@ -366,14 +375,24 @@ class History:
                 out.append((key, record))
         return out
 
-    def gc(self, retention: Retention | None = None, *, baseline: bool = True) -> GcReport:
+    def gc(
+        self,
+        retention: Retention | None = None,
+        *,
+        baseline: bool = True,
+        grace: dt.timedelta = versions.GC_GRACE,
+    ) -> GcReport:
         """Apply ``retention`` (the workspace's own when None) to every file's records, delete
         the blobs no record refers to any more, and (``baseline``) record the current content
         of every memory file that is in no version, so that it too can be restored.
 
-        A blob written by a change in flight, before its record, looks unreferenced: run gc
-        when no writer is active, or accept that such a version may lose its content (the
-        file itself is never touched)."""
+        Safe beside writers, without a lock: a blob is deleted only when an earlier gc, at
+        least ``grace`` before, already found it unreferenced (the list is kept in the
+        store), so the blob of a change in flight, written a moment before its record, is
+        never taken. A blob that a change refers to again while it is being deleted is
+        written back: gc reads each blob before deleting it and checks the records again
+        afterwards, and a writer that reused a stored blob checks it after storing its
+        record."""
         retention = retention or self.fs.history_options.retention
         now = self.fs.history_options.now()
         report = GcReport()
@@ -389,15 +408,71 @@ class History:
                     pass
         if baseline:
             report.baselines_recorded = self._baseline()
-        referenced = {rec.sha256 for _, rec in self._all_records() if rec.sha256}
+        referenced = self._referenced()
+        seen = self._pending()
+        pending: dict[str, dt.datetime] = {}
+        held: dict[str, bytes] = {}
         for key in self.store.ls(versions.BLOBS_DIR):
-            if key.rpartition("/")[2] not in referenced:
-                try:
-                    self.store.delete(key)
-                    report.blobs_deleted += 1
-                except FileNotFoundError:
-                    pass
+            sha = key.rpartition("/")[2]
+            if sha in referenced:
+                continue
+            since = seen.get(sha)
+            if since is None or not _older(since, now, grace):
+                pending[sha] = since or now
+                continue
+            try:
+                held[sha] = self.store.read(key)
+                self.store.delete(key)
+                report.blobs_deleted += 1
+            except FileNotFoundError:
+                pass  # another gc took it
+        if held:  # a change that reused one of these blobs may have landed meanwhile
+            again = self._referenced()
+            for sha, data in held.items():
+                if sha in again:
+                    versions.keep_blob(self.store, sha, data)
+                    report.blobs_deleted -= 1
+                    report.blobs_kept += 1
+        report.blobs_pending = len(pending)
+        self._set_pending(pending)
         return report
+
+    def _delete_blob(self, sha: str) -> bool:
+        """Delete the blob ``sha`` unless a record refers to it again by the time it is gone
+        (a change that reused it meanwhile): then it is written back. Whether it stays gone."""
+        key = versions.blob_key(sha)
+        try:
+            data = self.store.read(key)
+            self.store.delete(key)
+        except FileNotFoundError:
+            return True
+        if sha in self._referenced():
+            versions.keep_blob(self.store, sha, data)
+            return False
+        return True
+
+    def _referenced(self) -> set[str]:
+        return {rec.sha256 for _, rec in self._all_records() if rec.sha256}
+
+    def _pending(self) -> dict[str, dt.datetime]:
+        """The blobs an earlier gc found unreferenced, and since when ({} if none or unreadable)."""
+        try:
+            raw = json.loads(self.store.read(versions.GC_PENDING))
+            return {
+                sha: dt.datetime.fromisoformat(when)
+                for sha, when in raw["pending"].items()
+                if isinstance(sha, str) and isinstance(when, str)
+            }
+        except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
+            return {}
+
+    def _set_pending(self, pending: dict[str, dt.datetime]) -> None:
+        if not pending:
+            with contextlib.suppress(FileNotFoundError):
+                self.store.delete(versions.GC_PENDING)
+            return
+        body = {"pending": {sha: when.isoformat() for sha, when in sorted(pending.items())}}
+        self.store.write(versions.GC_PENDING, json.dumps(body, indent=1).encode("ascii"))
 
     def _baseline(self) -> int:
         fs = self.fs
@@ -411,6 +486,15 @@ class History:
             fs.record_baseline(rel, self.store.read(rel))
             recorded += 1
         return recorded
+
+
+def _older(since: dt.datetime, now: dt.datetime, grace: dt.timedelta) -> bool:
+    """Whether ``grace`` has passed since ``since`` (False when the two cannot be compared,
+    one with a time zone and one without: the blob waits for a later gc)."""
+    try:
+        return now - since >= grace
+    except TypeError:
+        return False
 
 
 def _merge_loose(out: list[int], loose: list[int]) -> list[int]:

@@ -42,6 +42,12 @@ from memfs.stores import ConditionalFileStore
 HISTORY_DIR = f"{RESERVED_DIR}/history"
 RECORDS_DIR = f"{HISTORY_DIR}/records"
 BLOBS_DIR = f"{HISTORY_DIR}/blobs"
+GC_PENDING = f"{HISTORY_DIR}/gc-pending.json"
+"""The blobs the last ``gc`` found unreferenced, with when each was first found so."""
+
+GC_GRACE = dt.timedelta(minutes=10)
+"""How long a blob must have been unreferenced, seen by an earlier ``gc``, before one deletes
+it: a change in flight writes its blob a moment before its record."""
 
 ID_DIGITS = 12
 """Hex digits of a version id (48 random bits); a prefix of 4 or more names a version."""
@@ -238,12 +244,26 @@ def parse_record_name(key: str) -> tuple[dt.datetime, str] | None:
 # -- writing ---------------------------------------------------------------------------------------
 
 
-def put_blob(store: ConditionalFileStore, data: bytes) -> str:
-    """Store ``data`` under its hash unless a blob of that hash is already there; the hash."""
+def put_blob(store: ConditionalFileStore, data: bytes) -> tuple[str, bool]:
+    """Store ``data`` under its hash unless a blob of that hash is already there.
+
+    Returns the hash and whether the blob was already stored (then call :func:`keep_blob`
+    once the record that refers to it is stored: a ``gc`` may have been deleting it)."""
     sha = content_sha256(data)
-    with contextlib.suppress(PathConflictError):  # stored once per hash: these very bytes
+    try:
         store.write(blob_key(sha), data, create=True)
-    return sha
+    except PathConflictError:  # stored once per hash: these very bytes
+        return sha, True
+    return sha, False
+
+
+def keep_blob(store: ConditionalFileStore, sha: str, data: bytes) -> None:
+    """Write the blob ``sha`` (holding ``data``) again if it is gone: called after storing a
+    record that refers to a blob found already stored, which a concurrent ``gc`` may have
+    deleted as unreferenced before it saw the record (gc checks again after deleting)."""
+    if not store.exists(blob_key(sha)):
+        with contextlib.suppress(PathConflictError):
+            store.write(blob_key(sha), data, create=True)
 
 
 def put_record(store: ConditionalFileStore, record: VersionRecord, options: HistoryOptions) -> str:

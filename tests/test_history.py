@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memfs import InMemoryFileStore, LocalFileStore, MemFS
+from memfs import InMemoryFileStore, LocalFileStore, MemFS, versions
 from memfs.cli import main
 from memfs.conflicts import content_sha256
 from memfs.counting import CountingFileStore
 from memfs.errors import UnsafePathError
-from memfs.history import History, VersionError
+from memfs.history import GcReport, History, VersionError
 from memfs.layout import Layout
 from memfs.manifest import AgentManifest
 from memfs.stats import collect_stats
@@ -35,6 +35,8 @@ from memfs.tools import FileToolExecutor
 from memfs.turns import build_chat_turn
 from memfs.versions import (
     BLOBS_DIR,
+    GC_GRACE,
+    GC_PENDING,
     RECORDS_DIR,
     HistoryOptions,
     Retention,
@@ -523,13 +525,97 @@ def test_retention_by_count_and_age_keeps_the_newest() -> None:
         fs.pipe_file("memory/a.md", memory("a", f"v{i}"))
     h = History(fs)
     report = h.gc(Retention(keep=2))
-    assert report.records_deleted == 4 and report.blobs_deleted == 4
+    # the four pruned versions' blobs wait: unreferenced now, deleted by a gc after the grace
+    assert (report.records_deleted, report.blobs_deleted, report.blobs_pending) == (4, 0, 4)
     assert len(h.log("memory/a.md").versions) == 2
+    assert h.gc(Retention(keep=2)).blobs_pending == 4  # not yet: the grace has not passed
+    clock.now += GC_GRACE
+    report = h.gc(Retention(keep=2))
+    assert (report.blobs_deleted, report.blobs_pending) == (4, 0)
+    assert not fs.store.exists(GC_PENDING)  # nothing waits: the list is gone
+    assert [h.show("memory/a.md", v.id) for v in h.log("memory/a.md").versions] == [
+        memory("a", "v4"),
+        memory("a", "v5"),
+    ]
     clock.now += dt.timedelta(days=30)
     fs.pipe_file("memory/b.md", memory("b", "new"))
     report = h.gc(Retention(max_age_days=7))
     assert report.records_deleted == 1  # a.md keeps its newest version, however old
     assert [v.status for v in h.log("memory/a.md").versions] == ["current"]
+
+
+def test_gc_never_takes_the_blob_of_a_change_in_flight() -> None:
+    # A writer stores its blob, then (a moment later) its record. A gc in between sees an
+    # unreferenced blob; it waits, whatever the clock says, until a later gc finds it so too.
+    clock = Ticks()
+    fs = mount(InMemoryFileStore(), now=clock)
+    fs.pipe_file("memory/a.md", memory("a", "v0"))
+    sha, reused = versions.put_blob(fs.store, memory("a", "v1"))  # the writer, before its record
+    assert not reused
+    h = History(fs)
+    assert h.gc(grace=dt.timedelta(0)).blobs_pending == 1
+    assert fs.store.exists(blob_key(sha))
+    clock.now += dt.timedelta(days=365)
+    fs.pipe_file("memory/a.md", memory("a", "v1"))  # its record lands: the blob is referenced
+    report = h.gc()
+    assert (report.blobs_deleted, report.blobs_pending) == (0, 0)
+    assert h.show("memory/a.md", h.log("memory/a.md").versions[-1].id) == memory("a", "v1")
+
+
+def _pending_old_blob() -> tuple[MemFS, History]:
+    """A workspace whose blob of ``old`` nothing refers to, waited on past the grace."""
+    clock = Ticks()
+    fs = mount(InMemoryFileStore(), now=clock)
+    fs.pipe_file("memory/a.md", memory("a", "old"))
+    fs.pipe_file("memory/a.md", memory("a", "new"))
+    h = History(fs)
+    assert h.gc(Retention(keep=1)).blobs_pending == 1
+    clock.now += GC_GRACE
+    return fs, h
+
+
+def _restorable(fs: MemFS, content: bytes) -> None:
+    h = History(fs)
+    current = h.log("memory/a.md").versions[-1]
+    assert current.status == "current" and h.show("memory/a.md", current.id) == content
+
+
+def test_a_blob_reused_after_gc_listed_it_is_written_back_by_gc(monkeypatch) -> None:
+    # gc lists the blobs; a change that reuses the pending blob lands entirely; gc deletes
+    # the blob, reads the records again, and puts it back.
+    fs, h = _pending_old_blob()
+    real_ls = fs.store.ls
+
+    def ls(path: str = "") -> list[str]:
+        out = real_ls(path)
+        if path == BLOBS_DIR:
+            fs.pipe_file("memory/a.md", memory("a", "old"))
+        return out
+
+    monkeypatch.setattr(fs.store, "ls", ls)
+    report = h.gc(Retention(keep=1))
+    monkeypatch.undo()
+    assert (report.blobs_deleted, report.blobs_kept) == (0, 1)
+    _restorable(fs, memory("a", "old"))
+
+
+def test_a_blob_reused_while_gc_deletes_it_is_written_back_by_the_writer(monkeypatch) -> None:
+    # The change finds the blob stored (so does not write it), gc deletes it and checks before
+    # the change's record lands; the change checks after its record and writes it back.
+    fs, h = _pending_old_blob()
+    real_put_record = versions.put_record
+    ran: list[GcReport] = []
+
+    def put_record(store: Any, record: VersionRecord, options: HistoryOptions) -> str:
+        if not ran:
+            ran.append(h.gc(Retention(keep=1)))
+        return real_put_record(store, record, options)
+
+    monkeypatch.setattr(versions, "put_record", put_record)
+    fs.pipe_file("memory/a.md", memory("a", "old"))
+    monkeypatch.undo()
+    assert ran[0].blobs_deleted == 1  # gc took it: no record referred to it yet
+    _restorable(fs, memory("a", "old"))
 
 
 def test_retention_on_write_prunes_that_file() -> None:

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from memfs.errors import message
 from memfs.history import FileLog, History, parse_age, split_ref
-from memfs.versions import Retention
+from memfs.versions import GC_GRACE, Retention
 from memfs.workspace import add_workspace_argument, open_workspace
 
 
@@ -182,8 +182,14 @@ def _gc(args: argparse.Namespace) -> int:
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
+        waiting = (
+            f", {report.blobs_pending} unreferenced blobs kept until a gc after "
+            f"{int(GC_GRACE.total_seconds() // 60)} minutes finds them still unreferenced"
+            if report.blobs_pending
+            else ""
+        )
         print(
             f"gc: {report.records_deleted} versions and {report.blobs_deleted} blobs deleted, "
-            f"{report.baselines_recorded} unrecorded files recorded"
+            f"{report.baselines_recorded} unrecorded files recorded{waiting}"
         )
     return 0
