@@ -32,7 +32,9 @@ def open_store(target: str, *, create: bool = False, offer_create: bool = False)
     if target.startswith("file://"):
         target = target[len("file://") :] or "/"
     if "://" in target:
-        return FsspecFileStore(target)
+        store = FsspecFileStore(target)
+        _check_bucket(store, target)
+        return store
     if not os.path.isdir(target):
         if os.path.exists(target):
             raise NotADirectoryError(
@@ -47,6 +49,27 @@ def open_store(target: str, *, create: bool = False, offer_create: bool = False)
                 target,
             )
     return LocalFileStore(target, create=create)
+
+
+def _check_bucket(store: FileStore, target: str) -> None:
+    """On an object store (S3, GCS, Azure: no root directory) the URL's first segment is a
+    bucket, and it must exist. A prefix with nothing under it is an empty workspace (a new
+    item has no objects yet), so without this a mistyped bucket would read as one."""
+    fs = getattr(store, "fs", None)
+    if fs is None or getattr(fs, "root_marker", "/") != "":
+        return
+    bucket = str(getattr(store, "root", "")).split("/", 1)[0]
+    if not bucket:
+        return
+    try:  # info, not exists: exists reads an unreachable endpoint as a missing bucket
+        fs.info(bucket)
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            errno.ENOENT,
+            f"No bucket {bucket!r} for {target!r}, or none these credentials can see. Check the "
+            "bucket name (memfs does not create buckets).",
+            target,
+        ) from None
 
 
 class Workspace(NamedTuple):

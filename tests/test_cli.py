@@ -107,6 +107,18 @@ def test_demo_removes_its_temporary_directory_unless_keep() -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def test_demo_refuses_a_url_and_creates_nothing(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*CLI, "demo", "s3://bucket/items/42"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert one_line(done) == (
+        "memfs demo: 's3://bucket/items/42' is a URL; the demo writes a local directory. Give a "
+        "directory path (or none, for a temporary one); `memfs stats` and the other commands "
+        "take URLs."
+    )
+    assert list(tmp_path.iterdir()) == []  # no local "s3:" directory
+
+
 def test_demo_keep_is_only_for_the_temporary_directory(tmp_path: Path) -> None:
     line = one_line(memfs("demo", str(tmp_path / "ws"), "--keep"))
     assert line == (

@@ -627,3 +627,60 @@ def test_store_calls_per_turn_on_s3(s3_server: S3Server, prefix: str) -> None:
         f"({counting.counts}), {requests} S3 requests "
         f"({dict(sorted(sent.items()))})"
     )
+
+
+# -- the command line against S3: one line per failure ----------------------------------------
+
+
+def _cli(endpoint: str, *args: str, **env: str) -> Any:
+    import os
+    import subprocess
+    import sys
+
+    full = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    full.update(
+        AWS_ACCESS_KEY_ID=KEY,
+        AWS_SECRET_ACCESS_KEY=SECRET,
+        AWS_DEFAULT_REGION="us-east-1",
+        AWS_ENDPOINT_URL=endpoint,
+        AWS_MAX_ATTEMPTS="1",
+        **env,
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "memfs.cli", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=120,
+    )
+
+
+def _one_line(done: Any) -> str:
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    return str(line)
+
+
+def test_a_mistyped_bucket_is_an_error_not_an_empty_workspace(s3_server: S3Server) -> None:
+    url = "s3://no-such-bucket/items/1"
+    for command in (["stats", url], ["log", url], ["cat", url, "MEMORY.md"]):
+        line = _one_line(_cli(s3_server.endpoint, *command))
+        assert line == (
+            f"memfs {command[0]}: No bucket 'no-such-bucket' for '{url}', or none these "
+            "credentials can see. Check the bucket name (memfs does not create buckets)."
+        )
+    # a prefix with nothing under it in a bucket that exists is an empty workspace: a new item
+    empty = _cli(s3_server.endpoint, "stats", f"s3://{BUCKET}/items/{uuid.uuid4().hex[:8]}")
+    assert empty.returncode == 0 and "files" in empty.stdout, empty.stderr
+
+
+def test_an_unreachable_endpoint_is_one_line(s3_server: S3Server) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    line = _one_line(_cli(f"http://127.0.0.1:{port}", "stats", f"s3://{BUCKET}/items/1"))
+    assert line.startswith(f"memfs stats: cannot reach the storage endpoint for s3://{BUCKET}")
+    assert line.endswith("check AWS_ENDPOINT_URL and the network.")

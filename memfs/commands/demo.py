@@ -71,6 +71,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _check_target(directory: str, force: bool) -> None:
     """DIR must be new or empty, unless ``force``: the demo writes MEMORY.md and memory files."""
+    if "://" in directory:
+        raise ValueError(
+            f"{directory!r} is a URL; the demo writes a local directory. Give a directory path "
+            "(or none, for a temporary one); `memfs stats` and the other commands take URLs."
+        )
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise NotADirectoryError(
             errno.ENOTDIR, f"{directory!r} is a file, not a directory; give a new directory."
