@@ -326,3 +326,39 @@ def test_one_real_turn_on_the_local_model(local_server):
         assert isinstance(c.arguments, dict), c.arguments
     assert result.transcript[-1]["role"] in ("assistant", "tool")
     assert result.final_text or result.tool_calls
+
+
+def test_start_on_a_port_another_program_holds_is_one_line_and_starts_nothing(tmp_path):
+    import os
+    import socket
+    import subprocess
+
+    paths = fake_install(tmp_path, "ok")
+    (tmp_path / "fake" / "llama_cpp" / "__init__.py").write_text('__version__ = "0.3.36"\n')
+    paths.model_info.write_text(
+        lm.ModelInfo(
+            path=str(paths.model),
+            bytes=paths.model.stat().st_size,
+            sha256="0" * 64,
+            packages=[],
+            installed_at="2026-12-01T00:00:00Z",
+            assemble_seconds=0.0,
+        ).model_dump_json()
+    )
+    with socket.socket() as held:  # a foreign program: it holds the port, answers nothing
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "memfs.cli", "model", "start", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "MEMFS_CACHE_DIR": str(tmp_path / "cache")},
+            timeout=120,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (
+        f"memfs model: Another program already holds port {port} on 127.0.0.1 "
+        f"(http://127.0.0.1:{port}/v1); stop it or choose another --port."
+    )
+    assert not paths.pid_file.exists() and not paths.log_file.exists()  # nothing was started
