@@ -714,3 +714,39 @@ def test_bad_input_is_one_line_exit_2_and_nothing_changes(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"memfs {argv[0]}: "), err
     assert _tree(root) == before
+
+
+# -- the record's own format ---------------------------------------------------------------------
+
+
+def test_a_record_reads_back_exactly_and_anything_else_is_refused() -> None:
+    record = VersionRecord(
+        id="0123456789ab",
+        path="memory/naïve-ünïcode.md",
+        operation="modified",
+        time=dt.datetime(2026, 12, 1, 9, 0, 1, 250, tzinfo=dt.UTC),
+        actor="mcp client 名前 \udcff",  # any text, a lone surrogate included
+        sha256="a" * 64,
+        size=12,
+        parent="b" * 64,
+    )
+    data = record.to_bytes()
+    assert data.isascii() and b'"time":"2026-12-01T09:00:01.000250Z"' in data
+    assert b"moved_from" not in data  # None fields are left out
+    assert VersionRecord.from_bytes(data) == record
+    # the format pydantic wrote before (a UTC time with Z, extra keys) still reads
+    head = b'{"id":"x1","path":"MEMORY.md","operation":"created","time":"2026-11-30T10:00:00Z"'
+    old = VersionRecord.from_bytes(head + b',"future":1}')
+    assert old.time == dt.datetime(2026, 11, 30, 10, tzinfo=dt.UTC)
+    for bad, says in [
+        (b"not json", "not JSON"),
+        (b"[]", "not a JSON object"),
+        (b'{"id":"x","path":"p","operation":"created"}', "no 'time'"),
+        (head.replace(b"created", b"renamed") + b"}", "unknown operation"),
+        (head.replace(b"2026-11-30T10:00:00Z", b"yesterday") + b"}", "not an ISO 8601 time"),
+        (head + b',"size":-1}', "not a size"),
+        (head + b',"size":true}', "not a size"),
+        (head.replace(b'"x1"', b"7") + b"}", "'id' is not text"),
+    ]:
+        with pytest.raises(ValueError, match=says):
+            VersionRecord.from_bytes(bad)
