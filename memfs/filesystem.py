@@ -409,24 +409,25 @@ class MemFS(AbstractFileSystem):
         from memfs import versions
 
         options, store = self.history_options, self.store
-        sha, reused = versions.put_blob(store, data)
         operation: versions.Operation = (
             "restored" if restored_from else "created" if parent is None else "modified"
         )
-        record = versions.new_record(
+        _, key = versions.put_version(
+            store,
             options,
-            path=rel,
-            operation=operation,
-            actor=self.actor,
-            data=data,
-            sha256=sha,
-            parent=parent,
-            restored_from=restored_from,
-            moved_from=moved_from,
+            data,
+            lambda sha: versions.new_record(
+                options,
+                path=rel,
+                operation=operation,
+                actor=self.actor,
+                data=data,
+                sha256=sha,
+                parent=parent,
+                restored_from=restored_from,
+                moved_from=moved_from,
+            ),
         )
-        key = versions.put_record(store, record, options)
-        if reused:
-            versions.keep_blob(store, sha, data)
         try:
             store.write(rel, data, expected_sha256=parent, create=parent is None)
         except Exception:
@@ -446,20 +447,21 @@ class MemFS(AbstractFileSystem):
         store = self.store
         if data is None:
             data = store.read(rel)
-        sha, reused = versions.put_blob(store, data)
-        record = versions.new_record(
+        sha, key = versions.put_version(
+            store,
             self.history_options,
-            path=rel,
-            operation="deleted",
-            actor=self.actor,
-            data=None,
-            sha256=None,
-            parent=sha,
-            moved_to=moved_to,
+            data,
+            lambda sha: versions.new_record(
+                self.history_options,
+                path=rel,
+                operation="deleted",
+                actor=self.actor,
+                data=None,
+                sha256=None,
+                parent=sha,
+                moved_to=moved_to,
+            ),
         )
-        key = versions.put_record(store, record, self.history_options)
-        if reused:
-            versions.keep_blob(store, sha, data)
         try:
             store.delete(rel, expected_sha256=sha)
         except Exception:
@@ -486,19 +488,20 @@ class MemFS(AbstractFileSystem):
         before history was kept, or outside memfs), as a version; the file is not touched."""
         from memfs import versions
 
-        sha, reused = versions.put_blob(self.store, data)
-        record = versions.new_record(
+        versions.put_version(
+            self.store,
             self.history_options,
-            path=rel,
-            operation="created",
-            actor=self.actor,
-            data=data,
-            sha256=sha,
-            parent=None,
+            data,
+            lambda sha: versions.new_record(
+                self.history_options,
+                path=rel,
+                operation="created",
+                actor=self.actor,
+                data=data,
+                sha256=sha,
+                parent=None,
+            ),
         )
-        versions.put_record(self.store, record, self.history_options)
-        if reused:
-            versions.keep_blob(self.store, sha, data)
 
     def _after_change(self, rel: str) -> None:
         from memfs import versions

@@ -349,7 +349,7 @@ class History:
         if sha is not None:
             refs = [rec for _, rec in self._all_records() if rec.sha256 == sha]
             if not refs:
-                self._delete_blob(sha)
+                self._delete_blobs([sha])
             # the next version names the redacted content's hash as its parent: drop it too,
             # unless another version of this file still holds that content
             if not any(rec.path == r.path for rec in refs):
@@ -411,7 +411,7 @@ class History:
         referenced = self._referenced()
         seen = self._pending()
         pending: dict[str, dt.datetime] = {}
-        held: dict[str, bytes] = {}
+        due: list[str] = []
         for key in self.store.ls(versions.BLOBS_DIR):
             sha = key.rpartition("/")[2]
             if sha in referenced:
@@ -419,37 +419,32 @@ class History:
             since = seen.get(sha)
             if since is None or not _older(since, now, grace):
                 pending[sha] = since or now
-                continue
-            try:
-                held[sha] = self.store.read(key)
-                self.store.delete(key)
-                report.blobs_deleted += 1
-            except FileNotFoundError:
-                pass  # another gc took it
-        if held:  # a change that reused one of these blobs may have landed meanwhile
-            again = self._referenced()
-            for sha, data in held.items():
-                if sha in again:
-                    versions.keep_blob(self.store, sha, data)
-                    report.blobs_deleted -= 1
-                    report.blobs_kept += 1
+            else:
+                due.append(sha)
+        report.blobs_deleted, report.blobs_kept = self._delete_blobs(due)
         report.blobs_pending = len(pending)
         self._set_pending(pending)
         return report
 
-    def _delete_blob(self, sha: str) -> bool:
-        """Delete the blob ``sha`` unless a record refers to it again by the time it is gone
-        (a change that reused it meanwhile): then it is written back. Whether it stays gone."""
-        key = versions.blob_key(sha)
-        try:
-            data = self.store.read(key)
-            self.store.delete(key)
-        except FileNotFoundError:
-            return True
-        if sha in self._referenced():
-            versions.keep_blob(self.store, sha, data)
-            return False
-        return True
+    def _delete_blobs(self, shas: list[str]) -> tuple[int, int]:
+        """Delete the blobs ``shas``, then write back any that a record names by the time they
+        are gone (a change that reused one meanwhile); (deleted, written back)."""
+        held: dict[str, bytes] = {}
+        for sha in shas:
+            key = versions.blob_key(sha)
+            try:
+                held[sha] = self.store.read(key)
+                self.store.delete(key)
+            except FileNotFoundError:
+                continue  # another gc took it
+        kept = 0
+        if held:
+            again = self._referenced()
+            for sha, data in held.items():
+                if sha in again:
+                    versions.keep_blob(self.store, sha, data)
+                    kept += 1
+        return len(held) - kept, kept
 
     def _referenced(self) -> set[str]:
         return {rec.sha256 for _, rec in self._all_records() if rec.sha256}

@@ -257,6 +257,22 @@ def put_blob(store: ConditionalFileStore, data: bytes) -> tuple[str, bool]:
     return sha, False
 
 
+def put_version(
+    store: ConditionalFileStore,
+    options: HistoryOptions,
+    content: bytes,
+    record: Callable[[str], VersionRecord],
+) -> tuple[str, str]:
+    """Store ``content``'s blob, then ``record(sha)`` create-only, then (when the blob was
+    already stored) make sure it still is; the hash and the record's key. The one place a
+    version is written: blob before record, and a reused blob checked after its record."""
+    sha, reused = put_blob(store, content)
+    key = put_record(store, record(sha), options)
+    if reused:
+        keep_blob(store, sha, content)
+    return sha, key
+
+
 def keep_blob(store: ConditionalFileStore, sha: str, data: bytes) -> None:
     """Write the blob ``sha`` (holding ``data``) again if it is gone: called after storing a
     record that refers to a blob found already stored, which a concurrent ``gc`` may have
