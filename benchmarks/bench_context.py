@@ -137,7 +137,7 @@ def row_empty(ws: Workspaces) -> Row:
     fs, counting = _fs(ws.empty_dir)
     block = build_context_block(fs, MANIFEST)
     calls = store_calls(counting, lambda: build_context_block(fs, MANIFEST))
-    turn = build_chat_turn(history=[], user_message="hello", manifest=MANIFEST, fs=fs)
+    turn = build_chat_turn(transcript=[], user_message="hello", manifest=MANIFEST, fs=fs)
     t = measure(lambda: build_context_block(fs, MANIFEST), label="build_context_block, empty")
     prompt_tokens = estimate_tokens(memory_prompt(MANIFEST))
     tokens = estimate_tokens(block)

@@ -5,7 +5,7 @@ so every token the index gains is a token of conversation lost. A fixed 40-turn 
 (user asks, the assistant reads a memory file with a tool and answers; the tool outputs are
 real generated memory files) is sent with a ``MEMORY.md`` of 0 to 100,000 characters (whole
 lines of the generator's index, so a real store's language mix), through ``build_chat_turn`` and
-``reduce_history`` with the budget of an 8k and a 40,960-token window. Counted: history turns
+``reduce_transcript`` with the budget of an 8k and a 40,960-token window. Counted: history turns
 (user messages) that survive, whether the first one — usually the task — is among them, and
 tool outputs emptied.
 """
@@ -16,7 +16,7 @@ import os
 import random
 
 from memfs import INDEX_FILE, InMemoryFileStore, MemFS
-from memfs.budget import TOOL_OUTPUT_STUB, reduce_history
+from memfs.budget import TOOL_OUTPUT_STUB, reduce_transcript
 from memfs.generator import SEED_INDEX_CHARS, generate_workspace
 from memfs.manifest import AgentManifest
 from memfs.tokens import estimate_tokens
@@ -94,13 +94,13 @@ def survivors(index_text: str, history: list[dict[str, object]], window: int) ->
     if index_text:
         fs.raw.pipe_file(INDEX_FILE, index_text.encode("utf-8"))
     turn = build_chat_turn(
-        history=history,
+        transcript=history,
         user_message="What should I do next?",
         manifest=MANIFEST,
         fs=fs,
         system_prompt=APP_PROMPT,
     )
-    result = reduce_history(turn.messages, window, protected_prefix=turn.context_block)
+    result = reduce_transcript(turn.messages, window, protected_prefix=turn.context_block)
     kept = result.messages[1:-1]  # without the system prompt and the newest message
     users = [m for m in kept if m.get("role") == "user"]
     first_task = history[0]["content"]

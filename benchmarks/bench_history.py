@@ -171,7 +171,7 @@ def _read_path_row(data: bytes, index: bytes, rel: str, repeats: int) -> Row:
         manifest = AgentManifest()
 
         def turn() -> object:
-            build_chat_turn(history=[], user_message="hi", manifest=manifest, fs=fs)
+            build_chat_turn(transcript=[], user_message="hi", manifest=manifest, fs=fs)
             return FileToolExecutor(fs).execute("read_file", {"path": rel})
 
         return store, turn

@@ -1,4 +1,4 @@
-"""The history reducer: fit a turn's messages into a token budget without touching memory.
+"""The transcript reducer: fit a turn's messages into a token budget without touching memory.
 
 The memory block rides on the newest user message, and the reducer never drops the newest
 message — so memory is immune to reduction and, when the index grows, it crowds out the
@@ -162,7 +162,7 @@ def _carries(message: Message, block: str) -> bool:
     )
 
 
-def reduce_history(
+def reduce_transcript(
     messages: list[Message], budget_tokens: int, *, protected_prefix: str = ""
 ) -> ReduceResult:
     """``messages`` cut to ``budget_tokens`` in the order tool outputs → middle → oldest.

@@ -1,7 +1,7 @@
-"""Turn builders: the messages one agent turn sends, and the history it persists.
+"""Turn builders: the messages one agent turn sends, and the transcript it persists.
 
 A chat turn and a workflow turn are built the same way — system prompt
-(the app's prompt plus the memory section), history, then the newest user message with the
+(the app's prompt plus the memory section), transcript, then the newest user message with the
 context block next to it — with two differences: a workflow turn reads its files through a
 read-only mount of the same workspace, and its memory section says memory is read-only there.
 
@@ -9,9 +9,9 @@ Where the block goes is the turn's ``placement`` (:data:`PLACEMENTS`): in front 
 user message (``prefix``, the default), as a message of its own right before it (``message``),
 or at the end of this turn's system prompt (``system``); how it is framed is its ``framing``
 (:data:`memfs.context.FRAMINGS`). Every placement keeps the same guarantees: the block is rebuilt
-every turn, sent only on the messages of this turn (the history to persist holds the plain user
+every turn, sent only on the messages of this turn (the transcript to persist holds the plain user
 message, so replaying a conversation never stacks old blocks, and building the same turn twice
-gives the same messages), and the history reducer never drops it.
+gives the same messages), and the transcript reducer never drops it.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from memfs.budget import TruncationReport, reduce_history
+from memfs.budget import TruncationReport, reduce_transcript
 from memfs.context import Framing, build_context_block
-from memfs.entrypoints import TurnMode, mount_for_mode
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
+from memfs.memory_access import TurnMode, mount_for_mode
 from memfs.prompt import PromptVariant, memory_prompt
 
 Message = dict[str, Any]
@@ -44,10 +44,10 @@ class ChatTurn(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     messages: list[Message]
-    """``[system] + history + [user message]`` (OpenAI format), the block placed as ``placement``
+    """``[system] + transcript + [user message]`` (OpenAI format), the block placed as ``placement``
     says: in front of the user message, as a message before it, or at the end of the system."""
     persist: list[Message]
-    """``history + [plain user message]``: never contains the context block."""
+    """``transcript + [plain user message]``: never contains the context block."""
     context_block: str
     """The injected block, ``""`` when nothing was injected (zero tokens)."""
     system_prompt: str
@@ -56,7 +56,7 @@ class ChatTurn(BaseModel):
     mode: TurnMode = "chat"
     placement: Placement = "prefix"
     reduction: TruncationReport | None = None
-    """What the history reducer dropped, when the turn was built with a token budget."""
+    """What the transcript reducer dropped, when the turn was built with a token budget."""
 
 
 def compose_system_prompt(
@@ -85,7 +85,7 @@ def compose_system_prompt(
 
 def assemble_turn(
     *,
-    history: list[Message],
+    transcript: list[Message],
     user_message: str,
     context_block: str,
     system_prompt: str,
@@ -95,13 +95,13 @@ def assemble_turn(
 ) -> ChatTurn:
     """Put a turn together from its parts; every builder ends here.
 
-    With ``budget_tokens`` the messages go through :func:`~memfs.budget.reduce_history`: the
+    With ``budget_tokens`` the messages go through :func:`~memfs.budget.reduce_transcript`: the
     conversation is cut, never the block nor the newest message (a system message is never cut
     and a message that starts with the block is protected). ``persist`` stays whole.
     """
     if placement not in PLACEMENTS:
         raise ValueError(f"placement={placement!r}: use one of {', '.join(PLACEMENTS)}.")
-    past = copy.deepcopy(list(history))
+    past = copy.deepcopy(list(transcript))
     block = context_block.rstrip("\n")
     system = system_prompt
     if block and placement == "system":
@@ -117,7 +117,7 @@ def assemble_turn(
     persist = [*past, {"role": "user", "content": user_message}]
     reduction = None
     if budget_tokens is not None:
-        reduced = reduce_history(messages, budget_tokens, protected_prefix=block)
+        reduced = reduce_transcript(messages, budget_tokens, protected_prefix=block)
         messages, reduction = reduced.messages, reduced.report
     return ChatTurn(
         messages=messages,
@@ -132,7 +132,7 @@ def assemble_turn(
 
 def build_turn(
     *,
-    history: list[Message],
+    transcript: list[Message],
     user_message: str,
     manifest: AgentManifest,
     fs: MemFS | None,
@@ -146,9 +146,9 @@ def build_turn(
 ) -> ChatTurn:
     """A turn of an item's agent: the context block and the memory prompt for ``mode``.
 
-    ``history`` is the persisted conversation without a system message; ``fs`` the item's
+    ``transcript`` is the persisted conversation without a system message; ``fs`` the item's
     workspace (None: no memory at all). The turn reads through the mount the entry-point matrix
-    gives ``mode`` (:func:`memfs.entrypoints.mount_for_mode`): a chat turn the workspace as
+    gives ``mode`` (:func:`memfs.memory_access.mount_for_mode`): a chat turn the workspace as
     given, a workflow turn a read-only mount, whose file tools get the filesystem's EROFS
     refusal on every write. The memory prompt says read-only exactly when the mount is.
     ``budget_tokens`` (optional) fits the messages to a token budget; see
@@ -160,7 +160,7 @@ def build_turn(
     mount = mount_for_mode(mode, fs)
     system = compose_system_prompt(system_prompt, manifest, mount=mount, variant=prompt_variant)
     return assemble_turn(
-        history=history,
+        transcript=transcript,
         user_message=user_message,
         context_block=build_context_block(mount, manifest, framing),
         system_prompt="\n\n".join(p for p in (system, system_suffix) if p),
@@ -180,30 +180,35 @@ def build_workflow_turn(**kwargs: Any) -> ChatTurn:
     return build_turn(mode="workflow", **kwargs)
 
 
-def _no_memory(*, history: list[Message], user_message: str, system_prompt: str) -> ChatTurn:
+def _no_memory(*, transcript: list[Message], user_message: str, system_prompt: str) -> ChatTurn:
     return assemble_turn(
-        history=history, user_message=user_message, context_block="", system_prompt=system_prompt
+        transcript=transcript,
+        user_message=user_message,
+        context_block="",
+        system_prompt=system_prompt,
     )
 
 
-def kb_chat_turn(*, history: list[Message], user_message: str, system_prompt: str = "") -> ChatTurn:
+def kb_chat_turn(
+    *, transcript: list[Message], user_message: str, system_prompt: str = ""
+) -> ChatTurn:
     """KB chat: a retriever over collections, no item workspace — no memory, no memory prompt."""
-    return _no_memory(history=history, user_message=user_message, system_prompt=system_prompt)
+    return _no_memory(transcript=transcript, user_message=user_message, system_prompt=system_prompt)
 
 
 def sub_agent_turn(*, task: str, system_prompt: str = "") -> ChatTurn:
     """A sub-agent (``ask_knowledge_base`` / ``ask_wiki``): a disposable, isolated context."""
-    return _no_memory(history=[], user_message=task, system_prompt=system_prompt)
+    return _no_memory(transcript=[], user_message=task, system_prompt=system_prompt)
 
 
 def card_job_turn(*, instructions: str, system_prompt: str = "") -> ChatTurn:
     """The context-card drafting job: no item workspace, no memory."""
-    return _no_memory(history=[], user_message=instructions, system_prompt=system_prompt)
+    return _no_memory(transcript=[], user_message=instructions, system_prompt=system_prompt)
 
 
 def wiki_job_turn(*, instructions: str, system_prompt: str = "") -> ChatTurn:
     """A wiki job: it has a file store, but the wiki's, not an item's — no memory."""
-    return _no_memory(history=[], user_message=instructions, system_prompt=system_prompt)
+    return _no_memory(transcript=[], user_message=instructions, system_prompt=system_prompt)
 
 
 BUILDERS: dict[str, Callable[..., ChatTurn]] = {
@@ -214,4 +219,4 @@ BUILDERS: dict[str, Callable[..., ChatTurn]] = {
     "card_job": card_job_turn,
     "wiki_job": wiki_job_turn,
 }
-"""The turn builder of each entry point of :data:`memfs.entrypoints.ENTRY_POINTS`."""
+"""The turn builder of each entry point of :data:`memfs.memory_access.ENTRY_POINTS`."""

@@ -12,7 +12,7 @@ from memfs.budget import (
     detect_truncation,
     message_tokens,
     messages_tokens,
-    reduce_history,
+    reduce_transcript,
 )
 from memfs.manifest import AgentManifest
 from memfs.tokens import estimate_tokens
@@ -60,7 +60,7 @@ def test_message_tokens_counts_content_tool_calls_and_framing():
 
 def test_under_budget_nothing_changes():
     msgs = conversation()
-    result = reduce_history(msgs, messages_tokens(msgs))
+    result = reduce_transcript(msgs, messages_tokens(msgs))
     assert result.messages == msgs
     assert not result.truncated and result.fits
     assert result.report.summary() == ""
@@ -71,7 +71,7 @@ def test_tool_outputs_go_first_and_keep_their_call_pairing():
     total = messages_tokens(msgs)
     stub = {**msgs[3], "content": TOOL_OUTPUT_STUB}
     freed_by_one = message_tokens(msgs[3]) - message_tokens(stub)
-    result = reduce_history(msgs, total - freed_by_one)  # emptying one output is enough
+    result = reduce_transcript(msgs, total - freed_by_one)  # emptying one output is enough
     assert [d.stage for d in result.dropped] == ["tool_output"]
     assert result.dropped[0].index == 3  # the oldest tool output
     out = result.messages
@@ -85,14 +85,14 @@ def test_then_the_middle_then_the_oldest():
     msgs = conversation()
     # Room for system + task + newest only: every stage runs.
     budget = messages_tokens([msgs[0], msgs[1], msgs[-1]])
-    result = reduce_history(msgs, budget)
+    result = reduce_transcript(msgs, budget)
     stages = {d.index: d.stage for d in result.dropped}
     assert {stages[i] for i in (2, 3, 4, 5, 6, 7, 8)} == {"middle"}
     assert 1 not in stages  # the task survived because the middle was enough
     assert result.messages == [msgs[0], msgs[1], msgs[-1]]
     assert result.fits
 
-    tighter = reduce_history(msgs, budget - 1)
+    tighter = reduce_transcript(msgs, budget - 1)
     assert {d.index: d.stage for d in tighter.dropped}[1] == "oldest"
     assert tighter.messages == [msgs[0], msgs[-1]]
 
@@ -105,7 +105,7 @@ def test_middle_is_dropped_oldest_first_in_whole_units():
         for i in (3, 7)
     )
     # Both tool outputs emptied still leaves it 1 token over; then the first middle unit goes.
-    result = reduce_history(msgs, total - freed - 1)
+    result = reduce_transcript(msgs, total - freed - 1)
     removed = [d.index for d in result.dropped if d.stage == "middle"]
     assert removed == [2, 3]  # the assistant tool call and its output leave together
     assert [d.index for d in result.dropped if d.stage == "tool_output"] == [7]
@@ -118,7 +118,7 @@ def test_middle_is_dropped_oldest_first_in_whole_units():
 def test_newest_message_and_system_are_never_dropped_even_over_budget():
     msgs = conversation()
     huge = {"role": "user", "content": "y" * 40_000}
-    result = reduce_history([*msgs[:-1], huge], 10)
+    result = reduce_transcript([*msgs[:-1], huge], 10)
     assert result.messages == [msgs[0], huge]
     assert not result.fits
     assert "Still over budget" in result.report.summary()
@@ -134,7 +134,7 @@ def test_memory_block_is_immune_and_crowds_out_the_conversation():
     )
     block_tokens = message_tokens(turn.messages[-1])
     budget = messages_tokens([turn.messages[0], turn.messages[-1]]) + 50
-    result = reduce_history(turn.messages, budget, protected_prefix=turn.context_block)
+    result = reduce_transcript(turn.messages, budget, protected_prefix=turn.context_block)
     assert result.messages[-1] == turn.messages[-1]  # block and message intact
     assert index in result.messages[-1]["content"]
     assert block_tokens > 2000
@@ -153,16 +153,16 @@ def test_block_carrying_message_survives_inside_a_multi_step_turn():
         call("c9", "read_file"),
         {"role": "tool", "tool_call_id": "c9", "content": "result"},
     ]
-    result = reduce_history(msgs, 10, protected_prefix=block)
+    result = reduce_transcript(msgs, 10, protected_prefix=block)
     assert msgs[3] in result.messages
     assert result.messages[-1] == msgs[-1]
-    without = reduce_history(msgs, 10)
+    without = reduce_transcript(msgs, 10)
     assert msgs[3] not in without.messages
 
 
 def test_summary_names_each_stage_and_the_budget():
     msgs = conversation()
-    result = reduce_history(msgs, messages_tokens([msgs[0], msgs[-1]]))
+    result = reduce_transcript(msgs, messages_tokens([msgs[0], msgs[-1]]))
     summary = result.report.summary()
     assert summary.startswith("Context budget: ")
     assert "from the middle of the conversation dropped" in summary
@@ -172,18 +172,18 @@ def test_summary_names_each_stage_and_the_budget():
 
 def test_negative_budget_is_refused():
     with pytest.raises(ValueError, match="zero or more"):
-        reduce_history([], -1)
+        reduce_transcript([], -1)
 
 
 def test_empty_history_is_fine():
-    result = reduce_history([], 0)
+    result = reduce_transcript([], 0)
     assert result.messages == [] and result.fits
 
 
 def test_detect_truncation_matches_the_reducers_own_report():
     msgs = conversation()
     for budget in (messages_tokens(msgs) - 300, messages_tokens(msgs) - 700, 120, 0):
-        result = reduce_history(msgs, budget)
+        result = reduce_transcript(msgs, budget)
         after = detect_truncation(msgs, result.messages)
         assert [(d.index, d.stage) for d in after.dropped] == [
             (d.index, d.stage) for d in result.dropped
@@ -216,7 +216,7 @@ message = st.builds(
 @settings(max_examples=200, deadline=None)
 @given(st.lists(message, min_size=1, max_size=12), st.integers(0, 800))
 def test_reducer_invariants(msgs, budget):
-    result = reduce_history(msgs, budget)
+    result = reduce_transcript(msgs, budget)
     assert result.messages[-1] == msgs[-1]
     assert messages_tokens(result.messages) == result.report.tokens_after
     assert result.truncated == (messages_tokens(msgs) > budget and len(msgs) > 1)

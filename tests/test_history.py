@@ -224,7 +224,7 @@ def test_the_anthropic_tool_and_the_context_block_never_see_history(tmp_path: Pa
 
     with pytest.raises(ToolError, match="memfs's own area"):
         tool.call({"command": "view", "path": "/memories/.memfs/history"})
-    turn = build_chat_turn(history=[], user_message="hi", manifest=AgentManifest(), fs=fs)
+    turn = build_chat_turn(transcript=[], user_message="hi", manifest=AgentManifest(), fs=fs)
     assert ".memfs" not in turn.context_block
 
 
@@ -238,7 +238,7 @@ def _turn_reads(history: bool) -> dict[str, int]:
     setup.pipe_file("MEMORY.md", b"- [Role](memory/role.md) - who\n")
     store = CountingFileStore(inner)
     fs = MemFS(store, clock=lambda: TODAY, history=history)
-    build_chat_turn(history=[], user_message="hi", manifest=AgentManifest(), fs=fs)
+    build_chat_turn(transcript=[], user_message="hi", manifest=AgentManifest(), fs=fs)
     tools = FileToolExecutor(fs)
     tools.execute("read_file", {"path": "memory/role.md"})
     tools.execute("list_files", {"path": "memory"})

@@ -37,7 +37,7 @@ def test_the_index_is_injected_and_never_a_memory(fs: MemFS) -> None:
     layout = fs.layout
     assert not fs.is_memory_file(layout.index_path)
     assert fs.is_memory_file(layout.memory_path("role"))
-    block = build_chat_turn(history=[], user_message="hi", manifest=AgentManifest(), fs=fs)
+    block = build_chat_turn(transcript=[], user_message="hi", manifest=AgentManifest(), fs=fs)
     assert f'path="{layout.index_path}"' in block.context_block
     assert fs.cat_file(layout.index_path).startswith(b"- [Role]")  # no reminder on the index
     assert fs.cat_file(layout.memory_path("role")).startswith(b"<system-reminder>")

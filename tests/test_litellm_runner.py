@@ -200,7 +200,7 @@ def test_multi_step_chat_turn_writes_memory_through_the_file_tools(fs, manifest)
 def test_context_block_rides_on_the_sent_message_but_not_in_persisted_history(fs, manifest):
     model = ScriptedModel("ok")
     history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
-    result = run(model, fs, manifest, history=history)
+    result = run(model, fs, manifest, transcript=history)
     sent = model.requests[0]["messages"]
     assert sent[0]["role"] == "system"
     assert sent[1:3] == history
@@ -482,7 +482,7 @@ def test_truncation_flagged_when_the_endpoint_reports_a_default_window(fs, manif
             fs,
             manifest,
             model="ollama/qwen3:14b",
-            history=[{"role": "user", "content": big}, {"role": "assistant", "content": "ok"}],
+            transcript=[{"role": "user", "content": big}, {"role": "assistant", "content": "ok"}],
             resolver=ContextWindowResolver(),
             completion_kwargs={},
         )
@@ -566,7 +566,7 @@ def test_num_ctx_reaches_ollama_options_and_a_4096_report_is_flagged(fs, manifes
         fs=fs,
         manifest=manifest,
         user_message=USER,
-        history=[{"role": "user", "content": "Yield notes. " * 2000}],
+        transcript=[{"role": "user", "content": "Yield notes. " * 2000}],
         context_window=40960,
         completion_kwargs={"api_base": fake_ollama},
     )

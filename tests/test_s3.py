@@ -588,7 +588,7 @@ def test_store_calls_per_turn_on_s3(s3_server: S3Server, prefix: str) -> None:
     before = s3_server.requests.copy()
     # One chat turn: the index is injected, the agent reads a memory, edits it and the index.
     turn = build_chat_turn(
-        history=[], user_message="I moved to the infra team", manifest=AgentManifest(), fs=fs
+        transcript=[], user_message="I moved to the infra team", manifest=AgentManifest(), fs=fs
     )
     assert "memory/user-role.md" in turn.context_block
     steps = [

@@ -8,8 +8,8 @@ import errno
 import pytest
 from memfs import InMemoryFileStore, MemFS
 from memfs.context import FRAMINGS, build_context_block
-from memfs.entrypoints import mount_for
 from memfs.manifest import AgentManifest, AppFunction
+from memfs.memory_access import mount_for
 from memfs.prompt import READ_ONLY_RULE, memory_prompt
 from memfs.tokens import estimate_tokens
 from memfs.turns import PLACEMENTS, ChatTurn, build_chat_turn, build_workflow_turn
@@ -22,9 +22,11 @@ HISTORY = [
 APP_PROMPT = "You are the topic-hub assistant."
 
 
-def chat(fs, manifest=None, history=HISTORY, message="Which source for yield?", **kw) -> ChatTurn:
+def chat(
+    fs, manifest=None, transcript=HISTORY, message="Which source for yield?", **kw
+) -> ChatTurn:
     return build_chat_turn(
-        history=history,
+        transcript=transcript,
         user_message=message,
         manifest=manifest or AgentManifest(),
         fs=fs,
@@ -65,7 +67,7 @@ def test_flag_off_does_not_inject_even_with_files(memfs):
 def test_workflow_turn_sees_memory_md(memfs):
     memfs.pipe_file("MEMORY.md", INDEX)
     turn = build_workflow_turn(
-        history=[],
+        transcript=[],
         user_message="Run the weekly yield summary.",
         manifest=AgentManifest(),
         fs=memfs,
@@ -96,13 +98,13 @@ def test_building_the_same_turn_twice_gives_the_same_messages(memfs):
 
 def test_replaying_persisted_history_never_stacks_blocks(memfs):
     memfs.pipe_file("MEMORY.md", INDEX)
-    history: list[dict] = []
+    transcript: list[dict] = []
     for i in range(3):
-        turn = chat(memfs, history=history, message=f"question {i}")
-        history = [*turn.persist, {"role": "assistant", "content": f"answer {i}"}]
+        turn = chat(memfs, transcript=transcript, message=f"question {i}")
+        transcript = [*turn.persist, {"role": "assistant", "content": f"answer {i}"}]
         assert turn.messages[-1]["content"].count(INDEX.decode()) == 1
         assert sum(INDEX.decode() in str(m["content"]) for m in turn.messages) == 1
-    assert [m["content"] for m in history if m["role"] == "user"] == [
+    assert [m["content"] for m in transcript if m["role"] == "user"] == [
         "question 0",
         "question 1",
         "question 2",
@@ -111,23 +113,23 @@ def test_replaying_persisted_history_never_stacks_blocks(memfs):
 
 def test_caller_history_is_not_mutated_or_aliased(memfs):
     memfs.pipe_file("MEMORY.md", INDEX)
-    history = copy.deepcopy(HISTORY)
-    turn = chat(memfs, history=history)
+    transcript = copy.deepcopy(HISTORY)
+    turn = chat(memfs, transcript=transcript)
     turn.messages[1]["content"] = "changed"
     turn.persist[0]["content"] = "changed too"
-    assert history == HISTORY
+    assert transcript == HISTORY
 
 
 def test_the_turn_reads_memory_as_it_is_now(memfs):
     turn1 = chat(memfs)
     memfs.pipe_file("MEMORY.md", INDEX)  # the agent wrote memory during turn 1
-    turn2 = chat(memfs, history=[*turn1.persist, {"role": "assistant", "content": "Saved."}])
+    turn2 = chat(memfs, transcript=[*turn1.persist, {"role": "assistant", "content": "Saved."}])
     assert turn1.context_block == "" and INDEX.decode() in turn2.context_block
 
 
 def test_no_system_message_when_there_is_no_prompt_at_all():
     turn = build_chat_turn(
-        history=[],
+        transcript=[],
         user_message="hi",
         manifest=AgentManifest(memory=False),
         fs=MemFS(InMemoryFileStore()),
@@ -160,7 +162,7 @@ def test_declared_context_files_ride_along_with_memory(memfs):
 
 
 def test_workflow_turn_tells_the_model_memory_is_read_only(memfs):
-    turn = build_workflow_turn(history=[], user_message="go", manifest=AgentManifest(), fs=memfs)
+    turn = build_workflow_turn(transcript=[], user_message="go", manifest=AgentManifest(), fs=memfs)
     assert READ_ONLY_RULE in turn.system_prompt
     assert READ_ONLY_RULE not in chat(memfs).system_prompt
 
@@ -180,7 +182,7 @@ def test_workflow_mount_is_a_read_only_mount_of_the_same_workspace(memfs):
 def test_workflow_turn_with_memory_off_injects_nothing(memfs):
     memfs.pipe_file("MEMORY.md", INDEX)
     turn = build_workflow_turn(
-        history=[], user_message="go", manifest=AgentManifest(memory=False), fs=memfs
+        transcript=[], user_message="go", manifest=AgentManifest(memory=False), fs=memfs
     )
     assert turn.context_block == "" and turn.system_prompt == ""
 
@@ -188,7 +190,7 @@ def test_workflow_turn_with_memory_off_injects_nothing(memfs):
 @pytest.mark.parametrize("builder", [build_chat_turn, build_workflow_turn])
 def test_turn_without_a_workspace_has_no_block_and_no_memory_prompt(builder):
     turn = builder(
-        history=[], user_message="hi", manifest=AgentManifest(), fs=None, system_prompt="P"
+        transcript=[], user_message="hi", manifest=AgentManifest(), fs=None, system_prompt="P"
     )
     assert turn.context_block == ""
     assert turn.system_prompt == "P"
@@ -204,9 +206,9 @@ def test_turn_under_a_token_budget_cuts_history_not_memory(memfs):
         {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "z" * 400}
         for i in range(10)
     ]
-    whole = chat(memfs, history=long_history)
+    whole = chat(memfs, transcript=long_history)
     assert whole.reduction is None
-    cut = chat(memfs, history=long_history, budget_tokens=800)
+    cut = chat(memfs, transcript=long_history, budget_tokens=800)
     assert cut.reduction is not None and cut.reduction.truncated
     assert cut.messages[0] == whole.messages[0]
     assert cut.messages[-1] == whole.messages[-1]  # block + newest message intact
@@ -234,14 +236,18 @@ def test_every_placement_and_framing_keeps_the_blocks_guarantees(memfs, placemen
     # never persisted, rebuilt the same from the same files, never stacked on replay
     assert all(block.rstrip("\n") not in m["content"] for m in turn.persist)
     assert chat(memfs, placement=placement, framing=framing, system_suffix="TOOLS") == turn
-    replay = chat(memfs, history=turn.persist, message="next", placement=placement, framing=framing)
+    replay = chat(
+        memfs, transcript=turn.persist, message="next", placement=placement, framing=framing
+    )
     assert sum(m["content"].count(block.rstrip("\n")) for m in replay.messages) == 1
     # the reducer cuts the conversation, never the block
     long_history = [
         {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "z" * 400}
         for i in range(10)
     ]
-    cut = chat(memfs, history=long_history, budget_tokens=800, placement=placement, framing=framing)
+    cut = chat(
+        memfs, transcript=long_history, budget_tokens=800, placement=placement, framing=framing
+    )
     assert cut.reduction is not None and cut.reduction.truncated
     assert cut.reduction.protected_tokens > 0  # the report says the block was kept
     assert sum(block.rstrip("\n") in m["content"] for m in cut.messages) == 1

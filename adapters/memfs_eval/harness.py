@@ -159,7 +159,7 @@ def run_sample(
             fs=fs,
             manifest=arm.manifest(),
             user_message=scenario.user_message,
-            history=[dict(m) for m in scenario.history],
+            transcript=[dict(m) for m in scenario.transcript],
             mode=scenario.mode,
             tools=arm.tools,
             prompt_variant=arm.prompt,

@@ -419,7 +419,7 @@ class _Ctx:
         return "\n".join(
             [
                 s.user_text(),
-                *(m.get("content", "") for m in s.history),
+                *(m.get("content", "") for m in s.transcript),
                 *s.seed_files.values(),
                 s.today.isoformat(),
                 f"{s.today.year} {s.today.month} {s.today.day}",

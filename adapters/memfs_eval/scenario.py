@@ -97,7 +97,7 @@ class Scenario(_Strict):
     today: dt.date = Field(description="the eval clock: the date the agent is told and stamps")
     source: str = Field(default="", description="where in the design this comes from")
     seed_files: dict[str, str] = Field(default_factory=dict)
-    history: list[dict[str, str]] = Field(default_factory=list)
+    transcript: list[dict[str, str]] = Field(default_factory=list)
     user_message: str
     expect: Expect = Field(default_factory=Expect)
 
@@ -115,7 +115,7 @@ class Scenario(_Strict):
 
     def user_text(self) -> str:
         """Everything the user said: the source every specific in a memory must come from."""
-        said = [m.get("content", "") for m in self.history if m.get("role") == "user"]
+        said = [m.get("content", "") for m in self.transcript if m.get("role") == "user"]
         return "\n".join([*said, self.user_message])
 
 

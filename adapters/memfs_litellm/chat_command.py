@@ -25,10 +25,10 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from memfs.cli_workspace import add_workspace_argument, load_manifest, open_workspace
 from memfs.extras import require
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
-from memfs.workspace import add_workspace_argument, load_manifest, open_workspace
 
 from memfs_litellm import local_model
 
@@ -121,7 +121,7 @@ def chat_loop(
         from memfs_litellm.runner import run_turn
 
         run = run_turn
-    history: list[dict[str, Any]] = []
+    transcript: list[dict[str, Any]] = []
     turns = 0
     api_base = (completion_kwargs or {}).get("api_base")
     print(f"memfs chat — model {model}; /help lists the commands", file=out, flush=True)
@@ -143,7 +143,7 @@ def chat_loop(
             if word == "/help":
                 print(help_text(), file=out, flush=True)
             elif word == "/new":
-                history = []
+                transcript = []
                 print("(new conversation; memory is kept)", file=out, flush=True)
             elif word == "/memory":
                 try:
@@ -160,7 +160,7 @@ def chat_loop(
                 fs=fs,
                 manifest=manifest,
                 user_message=text,
-                history=history,
+                transcript=transcript,
                 completion_kwargs=completion_kwargs,
                 **turn_options,
             )
@@ -182,7 +182,7 @@ def chat_loop(
             file=out,
             flush=True,
         )
-        history = result.persist
+        transcript = result.persist
 
 
 def register(subparsers: Any) -> None:

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from memfs.context import Framing
-from memfs.entrypoints import TurnMode, mount_for_mode
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
+from memfs.memory_access import TurnMode, mount_for_mode
 from memfs.prompt import MEMORY_LAST_VARIANTS, PromptVariant
 from memfs.tools import FILE_WRITE_TOOLS, FileToolExecutor, ToolCallRecord
 from memfs.turns import Message, Placement, build_turn
@@ -76,7 +76,7 @@ class TurnResult(BaseModel):
     transcript: list[Message]
     """Every message sent and received, system prompt and context block included."""
     persist: list[Message]
-    """What to store as history: the plain user message, then this turn's replies and tool
+    """What to store as the transcript: the plain user message, then this turn's replies and tool
     messages; the context block is never in it (replay-safe)."""
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     final_text: str = ""
@@ -152,7 +152,7 @@ def run_turn(
     fs: MemFS | None,
     manifest: AgentManifest,
     user_message: str,
-    history: list[Message] | None = None,
+    transcript: list[Message] | None = None,
     mode: TurnMode = "chat",
     tools: ToolSet = "platform",
     prompt_variant: PromptVariant = "full",
@@ -205,7 +205,7 @@ def run_turn(
         app_prompt = "\n\n".join(p for p in (system_prompt, tool_prose) if p)
     turn = build_turn(
         mode=mode,
-        history=list(history or []),
+        transcript=list(transcript or []),
         user_message=user_message,
         manifest=manifest,
         fs=fs,

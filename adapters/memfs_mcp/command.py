@@ -13,8 +13,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from memfs.cli import tcp_port
+from memfs.cli_workspace import add_workspace_argument, open_workspace
 from memfs.extras import require
-from memfs.workspace import add_workspace_argument, open_workspace
 
 if TYPE_CHECKING:
     from memfs.filesystem import MemFS

@@ -6,7 +6,7 @@ import argparse
 import errno
 import sys
 
-from memfs.workspace import add_workspace_argument, open_workspace
+from memfs.cli_workspace import add_workspace_argument, open_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -6,11 +6,11 @@ import argparse
 import json
 import sys
 
-from memfs.entrypoints import TurnMode
+from memfs.cli_workspace import add_workspace_argument, load_manifest, open_workspace
+from memfs.memory_access import TurnMode
 from memfs.prompt import memory_prompt
 from memfs.tokens import DEFAULT_MARGIN_RATIO, estimate_tokens, with_margin
 from memfs.turns import build_turn
-from memfs.workspace import add_workspace_argument, load_manifest, open_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     manifest = load_manifest(args.app)
     print(f"layout: {found.describe()}", file=sys.stderr)
     mode: TurnMode = "workflow" if args.workflow else "chat"
-    turn = build_turn(mode=mode, history=[], user_message="", manifest=manifest, fs=fs)
+    turn = build_turn(mode=mode, transcript=[], user_message="", manifest=manifest, fs=fs)
     block = turn.context_block
     tokens = estimate_tokens(block)
     prompt = (

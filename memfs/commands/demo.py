@@ -149,9 +149,9 @@ def show(root: str, where: str) -> None:
 def show_context_injection(console: Console, fs: MemFS) -> None:
     """The block a chat turn injects for a real-sized store and an empty one; a workflow turn."""
     # Imported here so the rest of the demo does not depend on the context modules.
-    from memfs.entrypoints import mount_for
     from memfs.generator import generate_workspace
     from memfs.manifest import AgentManifest
+    from memfs.memory_access import mount_for
     from memfs.stores import InMemoryFileStore
     from memfs.tokens import estimate_tokens, with_margin
     from memfs.turns import build_chat_turn, build_workflow_turn
@@ -161,7 +161,9 @@ def show_context_injection(console: Console, fs: MemFS) -> None:
 
     big = MemFS(InMemoryFileStore(), clock=fs.clock)
     generated = generate_workspace(big)
-    block = build_chat_turn(history=[], user_message=ask, manifest=manifest, fs=big).context_block
+    block = build_chat_turn(
+        transcript=[], user_message=ask, manifest=manifest, fs=big
+    ).context_block
     lines = block.rstrip("\n").splitlines()
     shown = "\n".join([*lines[:6], f"… {len(lines) - 8} more lines …", *lines[-2:]])
     tokens = estimate_tokens(block)
@@ -172,7 +174,7 @@ def show_context_injection(console: Console, fs: MemFS) -> None:
         "prefixed to the newest user message and never persisted"
     )
     empty = MemFS(InMemoryFileStore(), clock=fs.clock)
-    turn = build_chat_turn(history=[], user_message=ask, manifest=manifest, fs=empty)
+    turn = build_chat_turn(transcript=[], user_message=ask, manifest=manifest, fs=empty)
     console.print(
         f"  empty workspace → block {turn.context_block!r}, "
         f"~{estimate_tokens(turn.context_block)} tokens; the user message goes out as typed: "
@@ -180,7 +182,7 @@ def show_context_injection(console: Console, fs: MemFS) -> None:
     )
 
     flow = build_workflow_turn(
-        history=[], user_message="Summarise this week's yield.", manifest=manifest, fs=fs
+        transcript=[], user_message="Summarise this week's yield.", manifest=manifest, fs=fs
     )
     console.print(
         Panel(Text(flow.messages[-1]["content"]), title="workflow turn: MEMORY.md is injected")

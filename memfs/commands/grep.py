@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from memfs.cli_workspace import add_workspace_argument, open_workspace
 from memfs.search import DEFAULT_CONTEXT, describe, format_matches, search_memory
-from memfs.workspace import add_workspace_argument, open_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

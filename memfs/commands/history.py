@@ -17,10 +17,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from memfs.cli_workspace import add_workspace_argument, open_workspace
 from memfs.errors import message
 from memfs.history import FileLog, History, parse_age, split_ref
 from memfs.versions import GC_GRACE, Retention
-from memfs.workspace import add_workspace_argument, open_workspace
 
 
 def cli_actor() -> str:

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import TextIO
 
+from memfs.cli_workspace import add_workspace_argument, open_workspace
 from memfs.stats import (
     CLAUDE_CODE_MAX_CHARS,
     CLAUDE_CODE_MAX_LINES,
@@ -17,7 +18,6 @@ from memfs.stats import (
     collect_stats,
     report_json,
 )
-from memfs.workspace import add_workspace_argument, open_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

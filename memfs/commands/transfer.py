@@ -36,12 +36,12 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from memfs.cli_workspace import add_layout_argument, open_store
 from memfs.filesystem import MemFS
 from memfs.index import MARKDOWN_LINK, resolve_link
 from memfs.layout import PLATFORM, Detection, Layout, detect_layout, resolve_layout
 from memfs.paths import join
 from memfs.stores import InMemoryFileStore
-from memfs.workspace import add_layout_argument, open_store
 
 Direction = Literal["import", "export"]
 

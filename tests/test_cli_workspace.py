@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from memfs import InMemoryFileStore, LocalFileStore
+from memfs.cli_workspace import open_store, open_workspace
 from memfs.stores import FsspecFileStore, ProcessLockedStore
-from memfs.workspace import open_store, open_workspace
 
 
 def test_a_missing_directory_is_an_error_unless_create(tmp_path: Path) -> None:

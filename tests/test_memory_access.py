@@ -6,8 +6,8 @@ import errno
 import inspect
 
 import pytest
-from memfs.entrypoints import ENTRY_POINTS, MemoryAccess, mount_for
 from memfs.manifest import AgentManifest
+from memfs.memory_access import ENTRY_POINTS, MemoryAccess, mount_for
 from memfs.turns import (
     BUILDERS,
     card_job_turn,
@@ -20,7 +20,7 @@ from memfs.turns import build_workflow_turn as workflow_turn
 
 INDEX = b"- [User is a process engineer](memory/user-role.md) - skip SPC basics\n"
 NO_WORKSPACE = {
-    "kb_chat": lambda: kb_chat_turn(history=[], user_message="What is Cpk?", system_prompt="KB"),
+    "kb_chat": lambda: kb_chat_turn(transcript=[], user_message="What is Cpk?", system_prompt="KB"),
     "sub_agent": lambda: sub_agent_turn(task="Find the SPC wiki page.", system_prompt="Sub"),
     "card_job": lambda: card_job_turn(instructions="Draft a card for Cpk.", system_prompt="Card"),
     "wiki_job": lambda: wiki_job_turn(instructions="Update the SPC page.", system_prompt="Wiki"),
@@ -48,7 +48,7 @@ def test_entry_points_without_a_workspace_cannot_be_handed_memory(name):
     params = inspect.signature(BUILDERS[name]).parameters
     assert not {"fs", "manifest", "workspace", "store"} & set(params)
     with pytest.raises(TypeError):
-        BUILDERS[name](history=[], user_message="x", task="x", instructions="x", fs=object())
+        BUILDERS[name](transcript=[], user_message="x", task="x", instructions="x", fs=object())
 
 
 @pytest.mark.parametrize("name", list(NO_WORKSPACE))
@@ -67,7 +67,7 @@ def test_entry_points_without_a_workspace_receive_no_memory(name, memfs):
 
 def test_app_chat_reads_and_writes(memfs):
     memfs.pipe_file("MEMORY.md", INDEX)
-    turn = app_chat_turn(history=[], user_message="hi", manifest=AgentManifest(), fs=memfs)
+    turn = app_chat_turn(transcript=[], user_message="hi", manifest=AgentManifest(), fs=memfs)
     assert INDEX.decode() in turn.messages[-1]["content"]
     assert "# Memory" in turn.system_prompt
     tools = mount_for("app_chat", memfs)
@@ -79,7 +79,7 @@ def test_app_chat_reads_and_writes(memfs):
 
 def test_workflow_turn_reads_but_cannot_write(memfs):
     memfs.pipe_file("MEMORY.md", INDEX)
-    turn = workflow_turn(history=[], user_message="run", manifest=AgentManifest(), fs=memfs)
+    turn = workflow_turn(transcript=[], user_message="run", manifest=AgentManifest(), fs=memfs)
     assert INDEX.decode() in turn.messages[-1]["content"]
     tools = mount_for("workflow_turn", memfs)
     assert tools is not None and tools.cat_file("MEMORY.md") == INDEX
