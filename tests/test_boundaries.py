@@ -12,13 +12,17 @@ CORE = ROOT / "memfs"
 ADAPTERS = ROOT / "adapters"
 
 BELOW_THE_FILESYSTEM = (
-    "memfs.errors",
-    "memfs.paths",
     "memfs.conflicts",
+    "memfs.credentials",
+    "memfs.errors",
+    "memfs.frontmatter_block",
     "memfs.layout",
     "memfs.memo",
-    "memfs.tags",
+    "memfs.paths",
+    "memfs.staleness",
     "memfs.stores",
+    "memfs.tags",
+    "memfs.versions",
 )
 """Modules the filesystem is built on: none of them may import it, not even for type checking."""
 
@@ -94,3 +98,30 @@ def test_no_import_cycle_in_the_core() -> None:
     graph = _graph()
     for module in graph:
         assert module not in _reach(graph, module), f"{module} imports itself through a cycle"
+
+
+def _top(module: str) -> str:
+    """The entry of BELOW_THE_FILESYSTEM a module belongs to (a package counts as one)."""
+    return next(
+        (b for b in BELOW_THE_FILESYSTEM if module == b or module.startswith(b + ".")), module
+    )
+
+
+def test_the_list_below_the_filesystem_is_what_it_stands_on() -> None:
+    """The list above is neither short of a module the filesystem imports nor padded."""
+    reached = {_top(m) for m in _reach(_graph(), "memfs.filesystem")}
+    assert reached == set(BELOW_THE_FILESYSTEM)
+
+
+def test_the_core_imports_its_own_modules_not_the_public_api() -> None:
+    """``from memfs import X`` inside the core would hide an edge from the graph above (the
+    package's ``__init__`` loads X lazily): the core names the module that owns X. The commands
+    sit on top of everything, like the adapters, and may use the public API."""
+    modules = {_module_name(p, ROOT) for p in CORE.rglob("*.py")}
+    for path in CORE.rglob("*.py"):
+        if path.parent.name == "commands":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "memfs" and not node.level:
+                names = [a.name for a in node.names if f"memfs.{a.name}" not in modules]
+                assert not names, f"{path.relative_to(ROOT)}: from memfs import {names}"
