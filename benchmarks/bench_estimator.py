@@ -1,9 +1,10 @@
 """How far ``memfs.tokens.estimate_tokens`` is from real tokenizers, on memory-like text.
 
-Corpus, when ``shared/`` is beside the repo: the original design note in ``shared/seeds/``
-(Traditional Chinese with English terms), as a whole and by paragraph, and the English design
-brief and conventions. Always: the generated store (its ``MEMORY.md`` and all 261 memory files);
-the demo's memories.
+Corpus, all of it in this repository: the live check's scenarios (``adapters/memfs_eval/
+scenarios/``, Chinese and English user messages), the documentation pages (``docs/**.md``,
+English with code), each whole and by paragraph; the generated store (its ``MEMORY.md`` and all
+261 memory files); the demo's memories. All of it was written for this project, so the figures
+say how the estimator does on the project's own text, not on text from elsewhere.
 Samples are grouped as *chinese* (CJK is at least half of the non-space characters),
 *english* (no CJK) and *mixed*.
 
@@ -90,32 +91,18 @@ def reference_tokenizers() -> dict[str, Encoder]:
     return found
 
 
-def find_shared() -> Path | None:
-    for cand in (REPO / "shared", REPO.parent / "shared"):
-        if (cand / "seeds").is_dir():
-            return cand
-    return None
-
-
-def corpus(shared: Path | None) -> list[tuple[str, str]]:
+def corpus() -> list[tuple[str, str]]:
     """(label, text) samples."""
     out: list[tuple[str, str]] = []
-    if shared is not None:
-        for note in sorted((shared / "seeds").glob("*.txt")):
-            text = note.read_text(encoding="utf-8")
-            out.append((f"seed:{note.name}", text))
-            # The note's paragraphs are single long lines: one sample each.
-            for i, line in enumerate(text.splitlines()):
-                if len(line.strip()) >= 40:
-                    out.append((f"seed-line:{i}", line))
-        for name in ("DESIGN.md", "CONVENTIONS.md"):
-            p = shared / name
-            if p.is_file():
-                doc = p.read_text(encoding="utf-8")
-                out.append((f"doc:{name}", doc))
-                for i, para in enumerate(re.split(r"\n\s*\n", doc)):
-                    if len(para.strip()) >= 80:
-                        out.append((f"doc-para:{name}:{i}", para))
+    texts = sorted((REPO / "adapters" / "memfs_eval" / "scenarios").glob("*.yaml"))
+    texts += sorted((REPO / "docs").rglob("*.md"))
+    for path in texts:
+        doc = path.read_text(encoding="utf-8")
+        name = path.relative_to(REPO).as_posix()
+        out.append((f"doc:{name}", doc))
+        for i, para in enumerate(re.split(r"\n\s*\n", doc)):
+            if len(para.strip()) >= 80:
+                out.append((f"doc-para:{name}:{i}", para))
     fs = MemFS(InMemoryFileStore(), clock=lambda: CLOCK_DATE)
     gen = generate_workspace(fs)
     out.append(("generated:MEMORY.md", fs.raw.cat_file("MEMORY.md").decode()))
@@ -204,13 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     if not tokenizers:
         print("No offline reference tokenizer found; install the litellm extra.", file=sys.stderr)
         return 2
-    shared = find_shared()
-    if shared is None:
-        print(
-            "shared/seeds not found beside the repo: the corpus omits the design note.",
-            file=sys.stderr,
-        )
-    samples = corpus(shared)
+    samples = corpus()
     estimates = [estimate_tokens(t) for _, t in samples]
     cats = [category(t) for _, t in samples]
 
@@ -252,7 +233,6 @@ def main(argv: list[str] | None = None) -> int:
             "samples": len(samples),
             "characters": sum(len(t) for t in texts),
             "by_category": {c: cats.count(c) for c in ("chinese", "mixed", "english")},
-            "seed_included": shared is not None,
         },
         "results": results,
         "tokenizer_time_over_estimator_time": speed,

@@ -6,8 +6,13 @@ letters and digits merge into word pieces (``CHARS_PER_TOKEN`` of them per token
 punctuation and symbols mostly stand alone, whitespace mostly merges into the next word, and
 other non-ASCII characters (``—``, ``→``, accented letters) cost about a token.
 
+Where ASCII letters and digits alternate (``9f8a7b6c``, ``mes_tok_…``, version strings) BPE
+pieces break at each switch, so every switch costs ``SWITCH_TOKENS`` more; without it such
+strings were under-counted by a fifth.
+
 The weights were fitted on English memory text and checked on a Chinese, English and mixed
-corpus that includes a long Traditional Chinese design note; ``benchmarks/bench_estimator.py``
+corpus (the project's generated store, documentation and live-check scenarios);
+``benchmarks/bench_estimator.py``
 measures the error against the real tokenizers that work offline here and writes it to
 ``benchmarks/results/``. Tokenizer families disagree most on Chinese (per CJK character:
 o200k_base ~0.95, DeepSeek-V3 ~0.72, cl100k_base ~1.39), so one CJK weight cannot fit them all;
@@ -38,6 +43,9 @@ SPACE_TOKENS_PER_CHAR = 0.27
 OTHER_TOKENS_PER_CHAR = 0.46
 """Tokens per non-ASCII, non-CJK character (dashes, arrows, accented letters)."""
 
+SWITCH_TOKENS = 0.5
+"""Extra tokens per switch between an ASCII letter and a digit (``a1``, ``9f``)."""
+
 
 @functools.cache
 def _cjk() -> re.Pattern[str]:
@@ -47,6 +55,11 @@ def _cjk() -> re.Pattern[str]:
         "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
         "\U00020000-\U0002fa1f]"
     )
+
+
+@functools.cache
+def _switch() -> re.Pattern[str]:
+    return re.compile(r"(?=[A-Za-z][0-9]|[0-9][A-Za-z])")
 
 
 _ALNUM_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -83,6 +96,8 @@ def estimate_tokens(text: str) -> int:
         + space * SPACE_TOKENS_PER_CHAR
         + other * OTHER_TOKENS_PER_CHAR
     )
+    if alnum:
+        tokens += SWITCH_TOKENS * len(_switch().findall(text))
     return max(1, math.ceil(tokens))
 
 

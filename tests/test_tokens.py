@@ -73,18 +73,23 @@ def _o200k():
 
 
 def test_within_margin_of_a_real_tokenizer_on_memory_text():
-    """The generated store (Chinese/English mix) and, when present, the Chinese design note."""
+    """The generated store (Chinese/English mix) and the live check's Chinese scenarios."""
     enc = _o200k()
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
     gen = generate_workspace(fs, 60)
     texts = [fs.raw.cat_file("MEMORY.md").decode()]
     texts += [fs.raw.cat_file(p).decode() for p in gen.memory_paths]
-    repo = Path(__file__).resolve().parents[1]
-    for shared in (repo / "shared", repo.parent / "shared"):
-        texts += [p.read_text(encoding="utf-8") for p in sorted(shared.glob("seeds/*.txt"))]
+    scenarios = Path(__file__).resolve().parents[1] / "adapters" / "memfs_eval" / "scenarios"
+    texts += [p.read_text(encoding="utf-8") for p in sorted(scenarios.glob("*-zh.yaml"))]
     real = sum(len(enc.encode(t, disallowed_special=())) for t in texts)
     est = sum(estimate_tokens(t) for t in texts)
     assert abs(est - real) / real <= DEFAULT_MARGIN_RATIO, (est, real)
     for t in texts:
         r = len(enc.encode(t, disallowed_special=()))
         assert abs(estimate_tokens(t) - r) / r <= 0.2, t[:80]
+
+
+def test_letter_digit_switches_cost_extra():
+    """Hex-like strings break into many BPE pieces: each letter/digit switch adds to the count."""
+    assert estimate_tokens("9f8a7b6c5d4e3f21") > estimate_tokens("abcdefghijklmnop")
+    assert estimate_tokens("a中1中" * 20) == estimate_tokens("a中b中" * 20)  # never adjacent
