@@ -98,7 +98,7 @@ def run(ws: Workspaces, repeats: int = 21) -> list[Row]:
             measured=measured,
             met=worst <= TARGET and all(calls == {"read": 1.0} for *_, calls in cases),
             note=(
-                "Verdict on repeated reads of one file (the issue's comparison). The first read "
+                "Verdict on repeated reads of one file (what an item's turns do). The first read "
                 "of each file after a change (all 261, memo and frontmatter cache cleared) pays "
                 "the libyaml parse of its frontmatter for the date and a scan for reminder-tag "
                 "brackets; that is the cold figure."
