@@ -1,6 +1,6 @@
 """memfs_litellm: the agent loop over litellm, with the file tools on a MemFS.
 
-``run_turn`` runs one chat or workflow turn; ``PLATFORM_TOOLS`` and ``format_tools_for_prompt``
+``run_turn`` runs one chat or workflow turn (how: a ``TurnOptions``); ``PLATFORM_TOOLS`` and ``format_tools_for_prompt``
 reproduce the platform's tool table; ``memfs model …`` serves a local CPU model that litellm
 reaches as ``openai/local``.
 """
@@ -21,6 +21,7 @@ from memfs_litellm.platform_tools import (
 from memfs_litellm.runner import (
     DEFAULT_APP_PROMPT,
     ToolCallRecord,
+    TurnOptions,
     TurnResult,
     run_turn,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "PlatformToolRecorder",
     "TextToolCall",
     "ToolCallRecord",
+    "TurnOptions",
     "TurnResult",
     "check_truncation",
     "format_tools_for_prompt",
