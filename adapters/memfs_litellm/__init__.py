@@ -1,8 +1,8 @@
 """memfs_litellm: the agent loop over litellm, with the file tools on a MemFS.
 
-``run_turn`` runs one chat or workflow turn (how: a ``TurnOptions``); ``PLATFORM_TOOLS`` and ``format_tools_for_prompt``
-reproduce the platform's tool table; ``memfs model …`` serves a local CPU model that litellm
-reaches as ``openai/local``.
+``run_turn`` runs one chat or workflow turn (how it runs: a ``TurnOptions``); ``PLATFORM_TOOLS``
+and ``format_tools_for_prompt`` reproduce the platform's tool table; ``memfs model …`` serves a
+local CPU model that litellm reaches as ``openai/local``.
 """
 
 import os

@@ -25,10 +25,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from memfs import AgentManifest, MemFS
 from memfs.cli_workspace import add_workspace_argument, load_manifest, open_workspace
 from memfs.extras import require
-from memfs.filesystem import MemFS
-from memfs.manifest import AgentManifest
 
 from memfs_litellm import local_model
 
