@@ -97,6 +97,10 @@ _EXPORTS: dict[str, str] = {
     "Framing": "memfs.context",
     "FRAMINGS": "memfs.context",
     "build_context_block": "memfs.context",
+    "FRAME_PREAMBLE": "memfs.context",
+    "HEADING_OPEN": "memfs.context",
+    "HEADING_CLOSE": "memfs.context",
+    "HEADING_PREAMBLE": "memfs.context",
     "memory_prompt": "memfs.prompt",
     "PromptVariant": "memfs.prompt",
     "PROMPT_VARIANTS": "memfs.prompt",
@@ -133,7 +137,15 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ loads these
-    from memfs.context import FRAMINGS, Framing, build_context_block
+    from memfs.context import (
+        FRAME_PREAMBLE,
+        FRAMINGS,
+        HEADING_CLOSE,
+        HEADING_OPEN,
+        HEADING_PREAMBLE,
+        Framing,
+        build_context_block,
+    )
     from memfs.counting import CountingFileStore, StoreCalls
     from memfs.errors import (
         ConditionalWriteTooLargeError,

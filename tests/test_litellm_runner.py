@@ -27,6 +27,7 @@ from memfs_litellm import (
     PLATFORM_TOOLS,
     ContextWindowResolver,
     PlatformToolRecorder,
+    TurnOptions,
     check_truncation,
     format_tools_for_prompt,
     parse_text_tool_calls,
@@ -34,6 +35,7 @@ from memfs_litellm import (
     tool_schemas,
 )
 from memfs_litellm.ollama import estimate_prompt_tokens, registry_window, window_kwargs
+from memfs_litellm.runner import RepeatGuard, ToolCall, assistant_message, parse_reply
 from memfs_litellm.textcalls import strip_tool_calls
 from tests.conftest import TODAY
 
@@ -286,6 +288,47 @@ def test_text_tool_calls_can_be_switched_off(fs, manifest):
     result = run(ScriptedModel(reply), fs, manifest, text_tool_calls=False)
     assert result.tool_calls == [] and result.final_text == reply
     assert not fs.exists("a.md")
+
+
+def test_options_are_one_turn_options_and_keywords_apply_over_them(fs, manifest):
+    opts = TurnOptions(tools="files-only", max_steps=2, tools_in_prompt=False)
+    model = ScriptedModel(*[[call("list_files", {})] for _ in range(5)])
+    result = run(model, fs, manifest, options=opts, max_steps=1)
+    assert result.stopped == "max_steps" and len(model.requests) == 1
+    assert result.offered_tools == [t["function"]["name"] for t in tool_schemas("files-only")]
+    assert opts.max_steps == 2  # the caller's options are not changed
+    with pytest.raises(TypeError, match=r"unknown option\(s\) max_step;"):
+        run(ScriptedModel("ok"), fs, manifest, max_step=3)
+    with pytest.raises(ValueError, match="max_steps must be at least 1, not 0"):
+        TurnOptions(max_steps=0)
+
+
+def test_the_steps_parse_a_reply_and_guard_repeats_on_their_own():
+    written = 'Saving.\n{"name": "write_file", "arguments": {"path": "a.md", "content": "x"}}'
+    reply = parse_reply({"content": written}, 2, ["write_file"], text_tool_calls=True)
+    assert reply.content == "Saving." and reply.written == written
+    assert reply.calls == [
+        ToolCall("text_2_0", "write_file", {"path": "a.md", "content": "x"}, "text")
+    ]
+    assert assistant_message(reply) == {"role": "assistant", "content": written}
+    native = {
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "function": {"name": "read_file", "arguments": '{"path": "a.md"}'}}
+        ],
+    }
+    (read,) = parse_reply(native, 1, ["read_file"], text_tool_calls=True).calls
+    assert read == ToolCall("c1", "read_file", '{"path": "a.md"}', "native")
+
+    guard = RepeatGuard()
+    assert guard.earlier_result(read) is None
+    guard.ran(read, "contents", executed=True)
+    same = read._replace(id="c2", arguments={"path": "a.md"})  # the same call, parsed arguments
+    assert guard.earlier_result(same) == "contents"
+    write = ToolCall("c3", "write_file", {"path": "a.md", "content": "y"}, "native")
+    guard.ran(write, "Overwrote a.md", executed=True)
+    assert guard.earlier_result(read) is None  # a write makes earlier reads new again
+    assert RepeatGuard(enabled=False).earlier_result(read) is None
 
 
 # -- the platform's tools ----------

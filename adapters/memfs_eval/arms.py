@@ -22,10 +22,15 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Literal, TypeVar, get_args
 
-from memfs.context import FRAMINGS, Framing
-from memfs.manifest import AgentManifest
-from memfs.prompt import PROMPT_VARIANTS, PromptVariant
-from memfs.turns import PLACEMENTS, Placement
+from memfs import (
+    FRAMINGS,
+    PLACEMENTS,
+    PROMPT_VARIANTS,
+    AgentManifest,
+    Framing,
+    Placement,
+    PromptVariant,
+)
 from pydantic import BaseModel, ConfigDict, Field
 
 Z95 = 1.959963984540054

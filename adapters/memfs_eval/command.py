@@ -25,9 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memfs.errors import message
+from memfs import PROMPT_VARIANTS, message
 from memfs.extras import require
-from memfs.prompt import PROMPT_VARIANTS
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -41,8 +40,8 @@ from memfs_eval.harness import (
     run_eval,
 )
 from memfs_eval.opinion import llm_opinion
-from memfs_eval.report import RunConfig, arm_table, class_table, scenario_table
-from memfs_eval.scenario import ScenarioError, load_scenarios
+from memfs_eval.report import EvalReport, RunConfig, arm_table, class_table, scenario_table
+from memfs_eval.scenario import Scenario, ScenarioError, load_scenarios
 
 LOCAL_MODEL = "openai/local"
 
@@ -152,75 +151,74 @@ def _arms(args: argparse.Namespace) -> list[Arm]:
     return arms
 
 
-def run(args: argparse.Namespace) -> int:
-    console = Console(stderr=True)
-    ids = list(args.scenario)
-    scenario_dir = str(args.scenarios) if args.scenarios else None
-    if args.report:
-        config_path = args.report / CONFIG_FILE
-        if not config_path.exists():
-            print(
-                f"memfs eval: {str(config_path)!r} not found; --report needs a run directory "
-                "made by memfs eval.",
-                file=sys.stderr,
-            )
-            return 2
-        config = RunConfig.model_validate_json(config_path.read_text(encoding="utf-8"))
-        try:
-            scenarios = load_scenarios(
-                config.scenarios or None, directory=scenario_dir or config.scenario_dir
-            )
-        except ScenarioError as e:
-            print(f"memfs eval: {message(e)}", file=sys.stderr)
-            return 2
-        if args.rejudge:
-            changed = rejudge(args.report, scenarios, config)
-            print(f"re-judged {args.report}: {changed} outcome(s) changed", file=sys.stderr)
-        report = report_from(args.report, scenarios, config, now=dt.datetime.now(dt.UTC))
-        if report.arms:
-            print(arm_table(report))
-            print()
-        print(scenario_table(report))
-        return 0
+def _fail(text: str) -> int:
+    """A usage failure: one line on stderr, exit 2."""
+    print(f"memfs eval: {text}", file=sys.stderr)
+    return 2
 
-    try:
-        scenarios = load_scenarios(ids or None, directory=scenario_dir)
-        arms = _arms(args)
-    except (ScenarioError, ValueError) as e:
-        print(f"memfs eval: {message(e)}", file=sys.stderr)
-        return 2
-    if args.lang:
-        scenarios = [s for s in scenarios if s.lang == args.lang]
-    if args.list:
-        for s in scenarios:
-            print(f"{s.id:20} {s.kind:9} {s.mode:8} {s.title}")
-        return 0
 
-    if not args.model:
-        print(
-            "memfs eval: --model is required (e.g. openai/local after `memfs model start`, "
-            "or ollama_chat/qwen3:14b with --context-window 40960).",
-            file=sys.stderr,
+def _print_report(report: EvalReport, *, classes: bool) -> None:
+    if report.arms:
+        print(arm_table(report))
+        print()
+    print(scenario_table(report))
+    if classes:
+        print()
+        print(class_table(report))
+
+
+def rebuild_report(args: argparse.Namespace) -> int:
+    """``--report DIR`` (and ``--rejudge``): the report of a run on disk, judged again if asked."""
+    config_path = args.report / CONFIG_FILE
+    if not config_path.exists():
+        return _fail(
+            f"{str(config_path)!r} not found; --report needs a run directory made by memfs eval."
         )
-        return 2
+    config = RunConfig.model_validate_json(config_path.read_text(encoding="utf-8"))
+    scenario_dir = str(args.scenarios) if args.scenarios else None
+    try:
+        scenarios = load_scenarios(
+            config.scenarios or None, directory=scenario_dir or config.scenario_dir
+        )
+    except ScenarioError as e:
+        return _fail(message(e))
+    if args.rejudge:
+        changed = rejudge(args.report, scenarios, config)
+        print(f"re-judged {args.report}: {changed} outcome(s) changed", file=sys.stderr)
+    report = report_from(args.report, scenarios, config, now=dt.datetime.now(dt.UTC))
+    _print_report(report, classes=False)
+    return 0
+
+
+def _live_usage_problem(args: argparse.Namespace) -> str | None:
+    """What a live run lacks before any model is called, or None."""
+    if not args.model:
+        return (
+            "--model is required (e.g. openai/local after `memfs model start`, "
+            "or ollama_chat/qwen3:14b with --context-window 40960)."
+        )
     if args.n < 1:
-        print("memfs eval: --n must be at least 1.", file=sys.stderr)
-        return 2
+        return "--n must be at least 1."
+    return None
 
-    from memfs_litellm import DEFAULT_APP_PROMPT, run_turn  # first: it keeps litellm offline
 
-    require("litellm", "litellm")  # now, not on the first sample
-
-    started = dt.datetime.now(dt.UTC)
+def _run_dir(args: argparse.Namespace, arms: list[Arm], started: dt.datetime) -> Path:
     what = "-".join(a.name for a in arms) if arms else f"{args.tools}-{args.prompt}"
-    out = args.out or Path("benchmarks/results") / (
+    return args.out or Path("benchmarks/results") / (
         f"eval-{started:%Y%m%d-%H%M}-{_slug(args.model)}-{_slug(what)}"
     )
-    try:
-        kwargs = _endpoint(args)
-    except ValueError as e:
-        print(f"memfs eval: {message(e)}", file=sys.stderr)
-        return 2
+
+
+def run_config(
+    args: argparse.Namespace,
+    scenarios: list[Scenario],
+    arms: list[Arm],
+    kwargs: dict[str, Any],
+    *,
+    started: dt.datetime,
+    out: Path,
+) -> RunConfig:
+    """The run's config.json; a resumed run keeps the start and command it was begun with."""
     config = RunConfig(
         model=args.model,
         model_note=args.model_note,
@@ -239,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
         },
         llm_judge=args.llm_judge,
         scenarios=[s.id for s in scenarios],
-        scenario_dir=scenario_dir,
+        scenario_dir=str(args.scenarios) if args.scenarios else None,
         arms=arms,
         baseline=args.baseline,
         command="memfs eval " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["eval"] else []),
@@ -250,6 +248,20 @@ def run(args: argparse.Namespace) -> int:
         config = config.model_copy(
             update={"started": previous.get("started", ""), "command": previous.get("command", "")}
         )
+    return config
+
+
+def _run_with_progress(
+    args: argparse.Namespace,
+    config: RunConfig,
+    scenarios: list[Scenario],
+    out: Path,
+    kwargs: dict[str, Any],
+    console: Console,
+) -> EvalReport:
+    """Run every sample with a progress bar on stderr; the report at the end."""
+    from memfs_litellm import DEFAULT_APP_PROMPT, run_turn
+
     judge_kwargs = kwargs if args.llm_judge == args.model else {}
     n_arms = len(config.run_arms())
     total = config.n * len(scenarios) * n_arms
@@ -282,7 +294,7 @@ def run(args: argparse.Namespace) -> int:
             )
 
         try:
-            report = run_eval(
+            return run_eval(
                 config,
                 scenarios,
                 out,
@@ -295,15 +307,44 @@ def run(args: argparse.Namespace) -> int:
                 if args.llm_judge
                 else None,
             )
-        except EndpointFailedError as e:
+        except EndpointFailedError:
             progress.stop()
-            print(f"memfs eval: {message(e)}", file=sys.stderr)
-            return 1
-    if report.arms:
-        print(arm_table(report))
-        print()
-    print(scenario_table(report))
-    print()
-    print(class_table(report))
+            raise
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.report:
+        return rebuild_report(args)
+    try:
+        scenario_dir = str(args.scenarios) if args.scenarios else None
+        scenarios = load_scenarios(list(args.scenario) or None, directory=scenario_dir)
+        arms = _arms(args)
+    except (ScenarioError, ValueError) as e:
+        return _fail(message(e))
+    if args.lang:
+        scenarios = [s for s in scenarios if s.lang == args.lang]
+    if args.list:
+        for s in scenarios:
+            print(f"{s.id:20} {s.kind:9} {s.mode:8} {s.title}")
+        return 0
+    if problem := _live_usage_problem(args):
+        return _fail(problem)
+
+    import memfs_litellm  # noqa: F401  # first: it keeps litellm offline
+
+    require("litellm", "litellm")  # now, not on the first sample
+    started = dt.datetime.now(dt.UTC)
+    out = _run_dir(args, arms, started)
+    try:
+        kwargs = _endpoint(args)
+    except ValueError as e:
+        return _fail(message(e))
+    config = run_config(args, scenarios, arms, kwargs, started=started, out=out)
+    try:
+        report = _run_with_progress(args, config, scenarios, out, kwargs, Console(stderr=True))
+    except EndpointFailedError as e:
+        print(f"memfs eval: {message(e)}", file=sys.stderr)
+        return 1
+    _print_report(report, classes=True)
     print(f"\nReport: {out / 'report.md'}  chart: {out / 'chart.png'}")
     return 0

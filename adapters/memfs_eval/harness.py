@@ -21,8 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from memfs import LocalFileStore, MemFS
-from memfs.history import History
+from memfs import History, LocalFileStore, MemFS
 from pydantic import BaseModel, Field
 
 from memfs_eval.arms import Arm, interleave

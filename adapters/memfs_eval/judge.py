@@ -21,10 +21,18 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from memfs import INDEX_FILE, MEMORY_DIR
-from memfs.context import FRAME_PREAMBLE, HEADING_CLOSE, HEADING_OPEN, HEADING_PREAMBLE
-from memfs.frontmatter_block import parse_yaml_mapping, split_frontmatter
-from memfs.tools import FILE_WRITE_TOOLS, ToolCallRecord
+from memfs import (
+    FILE_WRITE_TOOLS,
+    FRAME_PREAMBLE,
+    HEADING_CLOSE,
+    HEADING_OPEN,
+    HEADING_PREAMBLE,
+    INDEX_FILE,
+    MEMORY_DIR,
+    ToolCallRecord,
+    parse_yaml_mapping,
+    split_frontmatter,
+)
 from pydantic import BaseModel, Field
 
 from memfs_eval.scenario import MEMORY_TYPES, Scenario

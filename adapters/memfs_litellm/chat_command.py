@@ -10,8 +10,10 @@ In-chat commands (:data:`CHAT_COMMANDS`): ``/help`` lists them, ``/new`` starts 
 conversation (memory stays), ``/memory`` prints ``MEMORY.md``, ``/exit`` quits. Any other
 ``/word`` is refused rather than sent to the model; ``//`` sends a line that starts with ``/``.
 
-litellm (the ``litellm`` extra) is imported when the command starts, so a missing extra is one
-line before the chat opens, not a failure on every message.
+Before the chat opens the command checks, in this order, the workspace, the model and its
+endpoint (the local server answers), and then imports litellm (the ``litellm`` extra): a
+mistyped workspace or a server that is down is one line at once, not after litellm's seconds of
+import, and a missing extra is one line before the chat opens, not a failure on every message.
 """
 
 from __future__ import annotations
@@ -23,14 +25,13 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from memfs.cli_workspace import add_workspace_argument, load_manifest, open_workspace
 from memfs.extras import require
-from memfs.filesystem import MemFS
-from memfs.manifest import AgentManifest
 
-from memfs_litellm import local_model
+if TYPE_CHECKING:  # a chat that cannot open does not load the manifest's models
+    from memfs import AgentManifest, MemFS
 
 PROMPT = "you> "
 CHAT_COMMANDS = {
@@ -50,6 +51,8 @@ def help_text() -> str:
 
 def no_server(base: str) -> str:
     """What to say when nothing answers at ``base``."""
+    from memfs_litellm import local_model  # here: a chat refused for its workspace never loads it
+
     if base == local_model.api_base():
         return f"no model server at {base} — run `memfs model start`"
     return f"no model server at {base} — start it, or pass another --api-base"
@@ -61,6 +64,8 @@ def check_endpoint(kwargs: dict[str, Any]) -> None:
     Only the local server is probed: a remote endpoint may refuse an unauthenticated
     ``/models`` and still serve completions.
     """
+    from memfs_litellm import local_model
+
     base = kwargs.get("api_base")
     if base == local_model.api_base() and not local_model.endpoint_responds(base):
         raise ConnectionRefusedError(errno.ECONNREFUSED, no_server(base) + ".")
@@ -80,6 +85,8 @@ def resolve_model(
     model: str | None, api_base: str | None, api_key: str | None
 ) -> tuple[str, dict[str, Any]]:
     """The litellm model string and endpoint kwargs: explicit → local server → $MEMFS_MODEL."""
+    from memfs_litellm import local_model
+
     kwargs: dict[str, Any] = {}
     if api_base:
         kwargs["api_base"] = api_base
@@ -211,11 +218,8 @@ def register(subparsers: Any) -> None:
 
 
 def _cmd_chat(args: argparse.Namespace) -> int:
-    litellm: Any = require("litellm", "litellm")
-    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on each failure
-    model, kwargs = resolve_model(args.model, args.api_base, args.api_key)
-    check_endpoint(kwargs)
-    manifest = load_manifest(args.app)
+    # Cheapest check first: a mistyped workspace or a server that is down is said at once, and
+    # litellm (seconds to import) is loaded only for a chat that can open.
     fs, found = open_workspace(
         args.workspace,
         create=args.create,
@@ -223,6 +227,11 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         read_only=args.workflow,
         layout=args.layout,
     )
+    manifest = load_manifest(args.app)
+    model, kwargs = resolve_model(args.model, args.api_base, args.api_key)
+    check_endpoint(kwargs)
+    litellm: Any = require("litellm", "litellm")
+    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on each failure
     print(f"memfs chat: {args.workspace} — {found.describe()}", file=sys.stderr)
     if args.no_memory:
         manifest = manifest.model_copy(update={"memory": False})

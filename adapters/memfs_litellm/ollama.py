@@ -23,7 +23,7 @@ import re
 import threading
 from typing import Any, Literal
 
-from memfs.tokens import estimate_tokens, with_margin
+from memfs import estimate_tokens, with_margin
 from pydantic import BaseModel
 
 log = logging.getLogger("memfs_litellm")

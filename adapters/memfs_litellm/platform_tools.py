@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from memfs.tools import (
+from memfs import (
     FILE_TOOL_NAMES,
     ToolCallError,
     file_tool_schemas,

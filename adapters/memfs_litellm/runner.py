@@ -1,9 +1,13 @@
 """One agent turn through ``litellm.completion``, with the file tools on a MemFS.
 
-``run_turn`` builds the turn with memfs's turn builders (system prompt + memory section, the
-context block on the newest user message), appends the platform's prose tool list, then loops:
-call the model, run the tool calls it made (native ``tool_calls``, or calls written as text by
-a small model), feed the results back, until the model answers or ``max_steps`` is reached.
+:func:`run_turn` builds the turn with memfs's turn builder (system prompt + memory section, the
+context block on the newest user message) and the platform's prose tool list
+(:func:`start_turn`), then loops over named steps until the model answers or ``max_steps`` is
+reached: :func:`build_request`, :func:`call_model`, :func:`record_step` (usage, silent
+truncation), :func:`parse_reply` (native ``tool_calls``, or calls written as text by a small
+model), :func:`answer` when there are none (the stop), else :func:`run_call` for each call:
+the :class:`RepeatGuard` answers a repeated call, :class:`TurnTools` runs the rest. How a turn
+runs is one :class:`TurnOptions`.
 
 A chat turn's file tools get the writable workspace; a workflow turn's get the read-only mount,
 so a write comes back to the model as the filesystem's read-only error, not as an exception.
@@ -16,15 +20,24 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal, NamedTuple
 
-from memfs.context import Framing
-from memfs.filesystem import MemFS
-from memfs.manifest import AgentManifest
-from memfs.memory_access import TurnMode, mount_for_mode
-from memfs.prompt import MEMORY_LAST_VARIANTS, PromptVariant
-from memfs.tools import FILE_WRITE_TOOLS, FileToolExecutor, ToolCallRecord
-from memfs.turns import Message, Placement, build_turn
+from memfs import (
+    FILE_WRITE_TOOLS,
+    MEMORY_LAST_VARIANTS,
+    AgentManifest,
+    FileToolExecutor,
+    Framing,
+    MemFS,
+    Message,
+    Placement,
+    PromptVariant,
+    ToolCallRecord,
+    TurnMode,
+    build_turn,
+    mount_for_mode,
+)
 from pydantic import BaseModel, Field
 
 from memfs_litellm.ollama import (
@@ -146,6 +159,350 @@ def repeat_message(previous: str) -> str:
     )
 
 
+@dataclass(frozen=True)
+class TurnOptions:
+    """How one turn runs: everything but the model, the workspace, the manifest and the message.
+
+    Each field is also a keyword of :func:`run_turn`, which fills the ones it is given over
+    ``options`` (or over the defaults).
+
+    ``tools="files-only"`` drops the platform's competing tools (an evaluation without them);
+    ``tools_in_prompt=False`` drops the prose tool list from the system prompt; the
+    ``full-after-tools`` variant puts the memory section after that list instead of before it.
+    ``placement`` and ``framing`` are the turn builder's: where the context block goes and how it
+    is framed (:mod:`memfs.turns`). ``loop_guard``: see :class:`RepeatGuard`.
+    ``text_tool_calls`` also runs calls a model wrote in its reply (:mod:`memfs_litellm.textcalls`).
+    ``context_window`` is the operator override for the model's window (sent to Ollama as
+    ``num_ctx``); ``completion_kwargs`` go to every completion call as they are.
+    """
+
+    mode: TurnMode = "chat"
+    tools: ToolSet = "platform"
+    prompt_variant: PromptVariant = "full"
+    placement: Placement = "prefix"
+    framing: Framing = "reminder"
+    system_prompt: str = DEFAULT_APP_PROMPT
+    max_steps: int = 6
+    loop_guard: bool = True
+    completion_kwargs: dict[str, Any] | None = None
+    context_window: int | None = None
+    tools_in_prompt: bool = True
+    text_tool_calls: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, not {self.max_steps}.")
+
+
+def turn_options(options: TurnOptions | None = None, **changes: Any) -> TurnOptions:
+    """``options`` (default: :class:`TurnOptions`'s defaults) with ``changes`` applied."""
+    base = options or TurnOptions()
+    unknown = sorted(set(changes) - {f.name for f in fields(TurnOptions)})
+    if unknown:
+        raise TypeError(
+            f"run_turn() got unknown option(s) {', '.join(unknown)}; the options are "
+            f"TurnOptions' fields: {', '.join(f.name for f in fields(TurnOptions))}."
+        )
+    return replace(base, **changes) if changes else base
+
+
+class ToolCall(NamedTuple):
+    """One call a model asked for, native or written in its reply."""
+
+    id: str
+    name: str
+    arguments: Any
+    source: Literal["native", "text"]
+
+
+@dataclass
+class Reply:
+    """What one response said: its text, and the calls it asked for."""
+
+    content: str
+    """The text to show: calls written as text are taken out of it."""
+    written: str
+    """The text as the model wrote it."""
+    calls: list[ToolCall]
+
+
+class RepeatGuard:
+    """The loop guard: a call identical (tool and arguments) to one already run in this turn
+    is answered with the earlier result (:func:`repeat_message`) instead of running again.
+
+    A file write that succeeded makes every earlier call new again (a read after an edit is not
+    a repeat); any other call makes the refused ones new (a write refused for want of a read,
+    retried after it). Off (``enabled=False``), every call runs.
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._earlier: dict[tuple[str, str], str] = {}  # (tool, arguments) → result
+
+    def earlier_result(self, call: ToolCall) -> str | None:
+        """The result of an identical call already run, or None when this one is new."""
+        if not self.enabled:
+            return None
+        return self._earlier.get(_call_key(call.name, call.arguments))
+
+    def ran(self, call: ToolCall, output: str, executed: bool) -> None:
+        if executed and call.name in FILE_WRITE_TOOLS and not output.startswith("Error"):
+            self._earlier.clear()  # the workspace changed: earlier reads may answer differently
+        else:
+            # A refused call may succeed after another one (a write after its read).
+            self._earlier = {k: v for k, v in self._earlier.items() if not v.startswith("Error")}
+        self._earlier[_call_key(call.name, call.arguments)] = output
+
+
+@dataclass
+class TurnTools:
+    """The tools one turn offers, and who runs a call: the file tools on the turn's mount,
+    the platform's other tools recorded (never run), anything else an error the model reads."""
+
+    schemas: list[dict[str, Any]]
+    files: FileToolExecutor | None
+    record_platform: bool
+    recorder: PlatformToolRecorder = field(default_factory=PlatformToolRecorder)
+
+    @property
+    def offered(self) -> list[str]:
+        return [s["function"]["name"] for s in self.schemas]
+
+    def execute(self, name: str, arguments: Any) -> tuple[str, bool]:
+        """The call's result, and whether it ran (True only for a file tool)."""
+        if self.files is not None and is_file_tool(name):
+            return self.files.execute(name, arguments), True
+        if self.record_platform and name in self.recorder.names:
+            return self.recorder.execute(name, arguments), False
+        return (
+            f"Error: unknown tool {name!r}. The tools available are: {', '.join(self.offered)}.",
+            False,
+        )
+
+
+@dataclass
+class TurnLoop:
+    """One turn in progress: what is sent, what came back, and the result being filled in."""
+
+    model: str
+    options: TurnOptions
+    tools: TurnTools
+    window_kwargs: dict[str, Any]
+    """The completion kwargs that open the model's window (Ollama's ``num_ctx``)."""
+    messages: list[Message]
+    result: TurnResult
+    guard: RepeatGuard
+    new_messages: list[Message] = field(default_factory=list)
+
+    def add(self, message: Message) -> None:
+        self.messages.append(message)
+        self.new_messages.append(message)
+
+
+def _prompts(options: TurnOptions, tool_prose: str) -> tuple[str, str]:
+    """The app prompt and the system suffix the turn builder gets, the tool list in one."""
+    if options.prompt_variant in MEMORY_LAST_VARIANTS and tool_prose:
+        # The turn builder puts the memory section after the app's prompt: make the tool list
+        # part of that prompt, and the section lands after it.
+        return "\n\n".join(p for p in (options.system_prompt, tool_prose) if p), ""
+    return options.system_prompt, tool_prose
+
+
+def start_turn(
+    model: str,
+    fs: MemFS | None,
+    manifest: AgentManifest,
+    user_message: str,
+    transcript: list[Message] | None,
+    options: TurnOptions,
+    resolver: ContextWindowResolver,
+) -> TurnLoop:
+    """The turn's messages (:func:`memfs.build_turn`), its tools and window, and its result."""
+    schemas = tool_schemas(options.tools, file_tools=fs is not None)
+    prose = format_tools_for_prompt(schemas) if options.tools_in_prompt and schemas else ""
+    app_prompt, suffix = _prompts(options, prose)
+    turn = build_turn(
+        mode=options.mode,
+        transcript=list(transcript or []),
+        user_message=user_message,
+        manifest=manifest,
+        fs=fs,
+        system_prompt=app_prompt,
+        prompt_variant=options.prompt_variant,
+        placement=options.placement,
+        framing=options.framing,
+        system_suffix=suffix,
+    )
+    mount = mount_for_mode(options.mode, fs)
+    files = (
+        None
+        if mount is None
+        else FileToolExecutor(mount, manifest, context_block=turn.context_block)
+    )
+    tools = TurnTools(schemas, files, record_platform=options.tools == "platform")
+    window = resolver.resolve(model, options.context_window) if is_ollama(model) else None
+    extras = window_kwargs(model, window)
+    messages: list[Message] = [dict(m) for m in turn.messages]
+    result = TurnResult(
+        model=model,
+        mode=options.mode,
+        tools=options.tools,
+        transcript=messages,
+        persist=list(turn.persist),
+        context_block=turn.context_block,
+        system_prompt=turn.system_prompt,
+        num_ctx_sent=extras.get("num_ctx"),
+        window_source=window.source if window else None,
+        offered_tools=tools.offered,
+    )
+    return TurnLoop(
+        model, options, tools, extras, messages, result, RepeatGuard(options.loop_guard)
+    )
+
+
+def build_request(loop: TurnLoop) -> dict[str, Any]:
+    """The completion kwargs of the next call: the messages so far, the tools, the window."""
+    request: dict[str, Any] = {"model": loop.model, "messages": loop.messages}
+    if loop.tools.schemas:
+        request["tools"] = loop.tools.schemas
+    request.update(loop.window_kwargs)
+    request.update(loop.options.completion_kwargs or {})
+    return request
+
+
+def call_model(
+    completion: Callable[..., Any],
+    request: dict[str, Any],
+    *,
+    model: str,
+    resolver: ContextWindowResolver,
+    clock: Callable[[], float],
+) -> tuple[Any, float]:
+    """The response, and how long it took."""
+    t0 = clock()
+    try:
+        response = completion(**request)
+    except Exception as e:
+        # An endpoint that refuses a prompt often says its window; the next turn uses it.
+        resolver.learn_from_error(model, str(e))
+        raise
+    return response, clock() - t0
+
+
+def record_step(loop: TurnLoop, step: int, response: Any, elapsed: float) -> Any:
+    """Count the response's usage, check it for a silent cut; returns its message."""
+    result = loop.result
+    usage = _get(response, "usage")
+    prompt_tokens = _get(usage, "prompt_tokens")
+    completion_tokens = _get(usage, "completion_tokens")
+    result.usage.calls += 1
+    result.usage.prompt_tokens += prompt_tokens or 0
+    result.usage.completion_tokens += completion_tokens or 0
+    result.usage.total_tokens += _get(usage, "total_tokens") or (
+        (prompt_tokens or 0) + (completion_tokens or 0)
+    )
+    estimated = estimate_prompt_tokens(loop.messages, loop.tools.schemas)
+    check = check_truncation(
+        loop.model, prompt_tokens, estimated, num_ctx_sent=loop.window_kwargs.get("num_ctx")
+    )
+    if check.truncated and not result.truncated:
+        result.truncated, result.truncation_note = True, check.note
+    choice = (_get(response, "choices") or [None])[0]
+    result.steps.append(
+        StepRecord(
+            step=step,
+            elapsed_s=round(elapsed, 3),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            estimated_prompt_tokens=estimated,
+            truncated=check.truncated,
+            finish_reason=_get(choice, "finish_reason"),
+        )
+    )
+    return _get(choice, "message")
+
+
+def parse_reply(message: Any, step: int, offered: list[str], text_tool_calls: bool) -> Reply:
+    """The calls a message asks for: native ``tool_calls``, else (``text_tool_calls``) the
+    calls written in its text, which are then taken out of the text shown."""
+    written = _get(message, "content") or ""
+    calls = [ToolCall(cid, name, args, "native") for cid, name, args in _native_calls(message)]
+    if calls or not text_tool_calls or not written:
+        return Reply(written, written, calls)
+    parsed = parse_text_tool_calls(written, offered)
+    if not parsed:
+        return Reply(written, written, [])
+    calls = [
+        ToolCall(f"text_{step}_{i}", c.name, c.arguments, "text") for i, c in enumerate(parsed)
+    ]
+    return Reply(strip_tool_calls(written, offered), written, calls)
+
+
+def assistant_message(reply: Reply) -> Message:
+    """The assistant message that goes back into the transcript for a reply with calls."""
+    if reply.calls[0].source == "text":
+        # Echo the reply as the model wrote it. Re-encoded as tool_calls, chat templates
+        # render the arguments string with tojson (escaped twice), and a small model copies
+        # that escaping into its next call (seen live: a literal "\\n" in a memory file).
+        return {"role": "assistant", "content": reply.written}
+    return {
+        "role": "assistant",
+        "content": reply.content or None,
+        "tool_calls": [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": _args_json(c.arguments)},
+            }
+            for c in reply.calls
+        ],
+    }
+
+
+def run_call(loop: TurnLoop, step: int, call: ToolCall) -> None:
+    """Run one call (or let the loop guard answer it); record it and send its result back."""
+    earlier = loop.guard.earlier_result(call)
+    if earlier is not None:
+        output, executed = repeat_message(earlier), False
+    else:
+        output, executed = loop.tools.execute(call.name, call.arguments)
+        loop.guard.ran(call, output, executed)
+    loop.result.tool_calls.append(
+        ToolCallRecord(
+            name=call.name,
+            arguments=_args_for_record(call.arguments),
+            result=output,
+            source=call.source,
+            step=step,
+            executed=executed,
+            repeated=earlier is not None,
+        )
+    )
+    loop.add({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": output})
+
+
+def answer(loop: TurnLoop, reply: Reply) -> None:
+    """The stop: a reply without calls is the turn's answer."""
+    loop.add({"role": "assistant", "content": reply.content})
+    loop.result.final_text = reply.content
+    loop.result.stopped = "answer"
+
+
+def finish(loop: TurnLoop, persist_before: list[Message], elapsed: float) -> TurnResult:
+    result = loop.result
+    result.transcript = loop.messages  # the model copied the list it was given at construction
+    result.persist = [*persist_before, *loop.new_messages]
+    result.elapsed_s = round(elapsed, 3)
+    return result
+
+
+def _litellm_completion() -> Callable[..., Any]:
+    import litellm  # here, not at import: the chat command checks its input before paying for it
+
+    completion: Callable[..., Any] = litellm.completion
+    return completion
+
+
 def run_turn(
     *,
     model: str,
@@ -153,225 +510,39 @@ def run_turn(
     manifest: AgentManifest,
     user_message: str,
     transcript: list[Message] | None = None,
-    mode: TurnMode = "chat",
-    tools: ToolSet = "platform",
-    prompt_variant: PromptVariant = "full",
-    placement: Placement = "prefix",
-    framing: Framing = "reminder",
-    system_prompt: str = DEFAULT_APP_PROMPT,
-    max_steps: int = 6,
-    loop_guard: bool = True,
-    completion_kwargs: dict[str, Any] | None = None,
-    context_window: int | None = None,
-    tools_in_prompt: bool = True,
-    text_tool_calls: bool = True,
-    resolver: ContextWindowResolver | None = None,
+    options: TurnOptions | None = None,
     completion: Callable[..., Any] | None = None,
+    resolver: ContextWindowResolver | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    **option_changes: Any,
 ) -> TurnResult:
     """Run one agent turn; see the module docstring.
 
-    ``tools="files-only"`` drops the platform's competing tools (an evaluation without them);
-    ``tools_in_prompt=False`` drops the prose tool list from the system prompt; the
-    ``full-after-tools`` variant puts the memory section after that list instead of before it.
-    ``placement`` and ``framing`` are the turn builder's: where the context block goes and how
-    it is framed (:mod:`memfs.turns`).
-    ``loop_guard`` answers a call identical (tool and arguments) to one already run in this
-    turn with the earlier result instead of running it again; a file write in between makes
-    every earlier call new again (a read after an edit is not a repeat), any other call in
-    between makes the refused ones new (a write refused for want of a read, retried after it).
-    The file tools' write-time levers (read before overwrite, write receipt, index nudge) are
-    the manifest's.
-    ``context_window`` is the operator override for the model's window. ``completion`` replaces
-    ``litellm.completion`` (tests, other clients); it gets the same keyword arguments.
+    ``options`` (:class:`TurnOptions`) say how; any of its fields may also be passed as a
+    keyword (``max_steps=3``), applied over ``options``. The file tools' write-time levers
+    (read before overwrite, write receipt, index nudge) are the manifest's, run by
+    :class:`memfs.FileToolExecutor`. ``completion`` replaces ``litellm.completion`` (tests,
+    other clients); it gets the same keyword arguments.
     """
-    if max_steps < 1:
-        raise ValueError(f"max_steps must be at least 1, not {max_steps}.")
-    if completion is None:
-        import litellm
-
-        completion = litellm.completion
+    opts = turn_options(options, **option_changes)
+    completion = completion or _litellm_completion()
     resolver = resolver or DEFAULT_RESOLVER
     started = clock()
-
-    schemas = tool_schemas(tools, file_tools=fs is not None)
-    offered = [s["function"]["name"] for s in schemas]
-    tool_prose = format_tools_for_prompt(schemas) if tools_in_prompt and schemas else ""
-    memory_last = prompt_variant in MEMORY_LAST_VARIANTS
-    app_prompt = system_prompt
-    if memory_last and tool_prose:
-        # The turn builder puts the memory section after the app's prompt: make the tool list
-        # part of that prompt, and the section lands after it.
-        app_prompt = "\n\n".join(p for p in (system_prompt, tool_prose) if p)
-    turn = build_turn(
-        mode=mode,
-        transcript=list(transcript or []),
-        user_message=user_message,
-        manifest=manifest,
-        fs=fs,
-        system_prompt=app_prompt,
-        prompt_variant=prompt_variant,
-        placement=placement,
-        framing=framing,
-        system_suffix="" if memory_last else tool_prose,
-    )
-    mount = mount_for_mode(mode, fs)
-    files = (
-        None
-        if mount is None
-        else FileToolExecutor(mount, manifest, context_block=turn.context_block)
-    )
-    recorder = PlatformToolRecorder()
-
-    system = turn.system_prompt
-    messages: list[Message] = [dict(m) for m in turn.messages]
-    new_messages: list[Message] = []
-
-    window = resolver.resolve(model, context_window) if is_ollama(model) else None
-    extras = window_kwargs(model, window)
-    result = TurnResult(
-        model=model,
-        mode=mode,
-        tools=tools,
-        transcript=messages,
-        persist=list(turn.persist),
-        context_block=turn.context_block,
-        system_prompt=system,
-        num_ctx_sent=extras.get("num_ctx"),
-        window_source=window.source if window else None,
-        offered_tools=offered,
-    )
-
-    def dispatch(name: str, arguments: Any) -> tuple[str, bool]:
-        if files is not None and is_file_tool(name):
-            return files.execute(name, arguments), True
-        if tools == "platform" and name in recorder.names:
-            return recorder.execute(name, arguments), False
-        return (
-            f"Error: unknown tool {name!r}. The tools available are: {', '.join(offered)}.",
-            False,
+    loop = start_turn(model, fs, manifest, user_message, transcript, opts, resolver)
+    persist_before = list(loop.result.persist)
+    for step in range(1, opts.max_steps + 1):
+        response, elapsed = call_model(
+            completion, build_request(loop), model=model, resolver=resolver, clock=clock
         )
-
-    earlier: dict[tuple[str, str], str] = {}  # (tool, arguments) → result, for the loop guard
-    for step in range(1, max_steps + 1):
-        kwargs: dict[str, Any] = {"model": model, "messages": messages}
-        if schemas:
-            kwargs["tools"] = schemas
-        kwargs.update(extras)
-        kwargs.update(completion_kwargs or {})
-        t0 = clock()
-        try:
-            response = completion(**kwargs)
-        except Exception as e:
-            # An endpoint that refuses a prompt often says its window; the next turn uses it.
-            resolver.learn_from_error(model, str(e))
-            raise
-        elapsed = clock() - t0
-
-        usage = _get(response, "usage")
-        prompt_tokens = _get(usage, "prompt_tokens")
-        completion_tokens = _get(usage, "completion_tokens")
-        result.usage.calls += 1
-        result.usage.prompt_tokens += prompt_tokens or 0
-        result.usage.completion_tokens += completion_tokens or 0
-        result.usage.total_tokens += _get(usage, "total_tokens") or (
-            (prompt_tokens or 0) + (completion_tokens or 0)
-        )
-        estimated = estimate_prompt_tokens(messages, schemas)
-        check = check_truncation(
-            model, prompt_tokens, estimated, num_ctx_sent=extras.get("num_ctx")
-        )
-        if check.truncated and not result.truncated:
-            result.truncated, result.truncation_note = True, check.note
-
-        choice = (_get(response, "choices") or [None])[0]
-        message = _get(choice, "message")
-        content = _get(message, "content") or ""
-        result.steps.append(
-            StepRecord(
-                step=step,
-                elapsed_s=round(elapsed, 3),
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                estimated_prompt_tokens=estimated,
-                truncated=check.truncated,
-                finish_reason=_get(choice, "finish_reason"),
-            )
-        )
-
-        calls: list[tuple[str, str, Any, Literal["native", "text"]]] = [
-            (cid, name, args, "native") for cid, name, args in _native_calls(message)
-        ]
-        written = content
-        if not calls and text_tool_calls and content:
-            parsed = parse_text_tool_calls(content, offered)
-            calls = [
-                (f"text_{step}_{i}", c.name, c.arguments, "text") for i, c in enumerate(parsed)
-            ]
-            if parsed:
-                content = strip_tool_calls(content, offered)
-
-        if not calls:
-            reply = {"role": "assistant", "content": content}
-            messages.append(reply)
-            new_messages.append(reply)
-            result.final_text = content
-            result.stopped = "answer"
+        message = record_step(loop, step, response, elapsed)
+        reply = parse_reply(message, step, loop.tools.offered, opts.text_tool_calls)
+        if not reply.calls:
+            answer(loop, reply)
             break
-
-        assistant: Message
-        if calls[0][3] == "text":
-            # Echo the reply as the model wrote it. Re-encoded as tool_calls, chat templates
-            # render the arguments string with tojson (escaped twice), and a small model copies
-            # that escaping into its next call (seen live: a literal "\\n" in a memory file).
-            assistant = {"role": "assistant", "content": written}
-        else:
-            assistant = {
-                "role": "assistant",
-                "content": content or None,
-                "tool_calls": [
-                    {
-                        "id": cid,
-                        "type": "function",
-                        "function": {"name": n, "arguments": _args_json(a)},
-                    }
-                    for cid, n, a, _ in calls
-                ],
-            }
-        messages.append(assistant)
-        new_messages.append(assistant)
-        for cid, name, args, source in calls:
-            key = _call_key(name, args)
-            repeated = loop_guard and key in earlier
-            if repeated:
-                output, executed = repeat_message(earlier[key]), False
-            else:
-                output, executed = dispatch(name, args)
-                if executed and name in FILE_WRITE_TOOLS and not output.startswith("Error"):
-                    earlier.clear()  # the workspace changed: earlier reads may answer differently
-                else:
-                    # A refused call may succeed after another one (a write after its read).
-                    earlier = {k: v for k, v in earlier.items() if not v.startswith("Error")}
-                earlier[key] = output
-            result.tool_calls.append(
-                ToolCallRecord(
-                    name=name,
-                    arguments=_args_for_record(args),
-                    result=output,
-                    source=source,
-                    step=step,
-                    executed=executed,
-                    repeated=repeated,
-                )
-            )
-            tool_msg = {"role": "tool", "tool_call_id": cid, "name": name, "content": output}
-            messages.append(tool_msg)
-            new_messages.append(tool_msg)
-        result.final_text = content
+        loop.add(assistant_message(reply))
+        for call in reply.calls:
+            run_call(loop, step, call)
+        loop.result.final_text = reply.content
     else:
-        result.stopped = "max_steps"
-
-    result.transcript = messages  # the model copied the list it was given at construction
-    result.persist = [*turn.persist, *new_messages]
-    result.elapsed_s = round(clock() - started, 3)
-    return result
+        loop.result.stopped = "max_steps"
+    return finish(loop, persist_before, clock() - started)
