@@ -31,6 +31,7 @@ from typing import Literal, NamedTuple
 from urllib.parse import unquote
 
 from memfs.layout import INDEX_NAME, PLATFORM, Layout
+from memfs.records import WIKILINK as _WIKILINK
 
 # [title](target) — titles may hold nested brackets one level deep; targets may be <wrapped>.
 _MD_LINK = re.compile(
@@ -39,7 +40,6 @@ _MD_LINK = re.compile(
 )
 MARKDOWN_LINK = _MD_LINK
 """An inline markdown link; group 1 is its text, group 2 its target as written."""
-_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _BARE_MD = re.compile(r"(?<![\w/(\[.-])((?:[\w.-]+/)*[\w.-]+\.md)\b(?![\w/(])")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _HOOK_SEP = re.compile(r"^\s*(?:—|–|--|-|:|：|·|\|)\s*")
