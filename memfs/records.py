@@ -465,6 +465,11 @@ class MemoryNames:
         self._short: dict[str, str] = {}
         self._built = False
 
+    @classmethod
+    def of_paths(cls, paths: Iterable[str]) -> MemoryNames:
+        """Names from the file names alone, for a caller that has not read the files."""
+        return cls(MemoryRecord(path=p, name=_stem(p)) for p in paths)
+
     def _build(self) -> None:
         full, short = self._full, self._short
         for r in sorted(self._records, key=attrgetter("path")):

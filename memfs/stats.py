@@ -25,7 +25,7 @@ from typing import Any
 
 from memfs.filesystem import MemFS
 from memfs.frontmatter_block import DATE_FIELDS
-from memfs.index import IndexRef, parse_index
+from memfs.index import parse_index
 from memfs.layout import INDEX_NAME
 from memfs.records import (
     MEMORY_TYPES,
@@ -206,34 +206,11 @@ def _ages(records: list[MemoryRecord], today: dt.date) -> AgeStats:
     return out
 
 
-class _Linker:
-    """Which memory file a reference in the index means, given the files that exist."""
-
-    def __init__(self, records: list[MemoryRecord], files: set[str], names: MemoryNames) -> None:
-        self.files = files
-        self.records = records
-        self.names = names
-        self._by_basename: dict[str, list[str]] | None = None
-
-    def resolve(self, ref: IndexRef) -> str | None:
-        path = ref.memory_path
-        if path is None or path in self.files:
-            return path
-        if ref.kind == "wikilink":
-            return self.names.find(ref.target[2:-2].split("|")[0].split("#")[0]) or path
-        if ref.kind == "bare":
-            # A bare name names a memory by its file name, wherever the memory area keeps it.
-            if self._by_basename is None:
-                self._by_basename = {}
-                for r in self.records:
-                    self._by_basename.setdefault(posixpath.basename(r.path), []).append(r.path)
-            found = self._by_basename.get(posixpath.basename(path), [])
-            if len(found) == 1:
-                return found[0]
-        return path
-
-
-def _claude_code_cut(text: str, resolved: dict[int, set[str]]) -> ClaudeCodeCut:
+def _claude_code_cut(
+    text: str, resolved: dict[int, set[str]], memory_files: set[str]
+) -> ClaudeCodeCut:
+    """What Claude Code leaves out of ``text``; the memories cut are files that exist (a broken
+    link past the cut names no memory)."""
     lines = text.splitlines(keepends=True)
     kept = lines[:CLAUDE_CODE_MAX_LINES]
     chars = sum(map(len, kept))
@@ -241,7 +218,8 @@ def _claude_code_cut(text: str, resolved: dict[int, set[str]]) -> ClaudeCodeCut:
         chars -= len(kept.pop())
     n = len(kept)
     seen = {p for no, paths in resolved.items() if no <= n for p in paths}
-    cut = sorted({p for no, paths in resolved.items() if no > n for p in paths} - seen)
+    after = {p for no, paths in resolved.items() if no > n for p in paths}
+    cut = sorted((after - seen) & memory_files)
     return ClaudeCodeCut(
         loaded_lines=n,
         loaded_chars=chars,
@@ -306,14 +284,14 @@ def _index_stats(
     """The index's figures, and every memory file its references name (existing or not)."""
     layout = fs.layout
     text = data.decode("utf-8", errors="replace")
-    parsed = parse_index(text, layout=layout)
-    linker = _Linker(records, files, MemoryNames(records))  # names built only if a link needs
+    memory = {r.path for r in records}
+    # The one link rule (memfs.index), told which memory files exist and what they are called
+    # (the name table is built only if a wikilink needs it).
+    parsed = parse_index(text, layout=layout, memory_files=memory, names=MemoryNames(records))
     linked: set[str] = set()
     per_line: dict[int, set[str]] = {}
     for no, ref in parsed.refs():
         target = ref.memory_path
-        if target not in files:
-            target = linker.resolve(ref)
         if target is not None:
             if no in per_line:
                 per_line[no].add(target)
@@ -340,7 +318,7 @@ def _index_stats(
         cold_chars_per_memory=round(sum(len(p.text) for p in parsed.packed) / folded, 1)
         if folded
         else 0.0,
-        claude_code=_claude_code_cut(text, per_line),
+        claude_code=_claude_code_cut(text, per_line, memory),
     )
     return index, linked
 
