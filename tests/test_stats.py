@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memfs import FsspecFileStore, InMemoryFileStore, LocalFileStore, MemFS
 from memfs.cli import main
-from memfs.commands.transfer import apply_transfer, plan_transfer
+from memfs.commands.transfer import Direction, apply_transfer, plan_transfer
 from memfs.counting import CountingFileStore
 from memfs.generator import SEED_INDEX_BYTES, generate_workspace
 from memfs.layout import PLATFORM, Layout, detect_layout, resolve_layout
@@ -419,14 +419,11 @@ def test_every_fixture_counts_the_same_in_place_and_in_the_other_layout(name):
     Claude Code store equal stats after `memfs import`; on the platform one, after export."""
     store = LocalFileStore(FIXTURES / name)
     paths = MemFS(store, read_only=True).raw.find("")
-    if name == "platform":
-        src_layout, dst_layout, direction = PLATFORM, Layout.claude_code(""), "export"
+    direction: Direction = "export" if name == "platform" else "import"
+    if direction == "export":
+        src_layout, dst_layout = PLATFORM, Layout.claude_code("")
     else:  # the layout `memfs import` reads the store in
-        src_layout, dst_layout, direction = (
-            resolve_layout("claude-code", paths).layout,
-            PLATFORM,
-            "import",
-        )
+        src_layout, dst_layout = resolve_layout("claude-code", paths).layout, PLATFORM
     src = MemFS(store, layout=src_layout, clock=lambda: TODAY, read_only=True)
     dst = MemFS(InMemoryFileStore(), layout=dst_layout, clock=lambda: TODAY, credential_guard=False)
     apply_transfer(plan_transfer(src, dst, direction), dst)
@@ -502,3 +499,12 @@ def test_cli_detects_the_layout_and_lists_the_files_behind_each_figure(capsys):
     assert main(["stats", str(FIXTURES / "flat"), "--layout", "platform", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["memory_files"] == 0 and data["layout_reason"] == "chosen with --layout platform"
+
+
+def test_the_store_comparison_script_agrees_on_every_fixture(capsys):
+    from benchmarks.compare_stores import main as compare_stores
+
+    assert compare_stores([]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert sorted(r.split(" | ")[0] for r in rows) == [n for n in FIXTURE_STORES if n != "platform"]
+    assert all("| yes | bytes" in r for r in rows)
