@@ -65,6 +65,8 @@ _EXPORTS: dict[str, str] = {
     # memory files, the index, the reminder
     "MemoryRecord": "memfs.records",
     "parse_memory": "memfs.records",
+    "MemoryIndex": "memfs.index",
+    "parse_index": "memfs.index",
     "split_frontmatter": "memfs.frontmatter_block",
     "parse_yaml_mapping": "memfs.frontmatter_block",
     "reminder_text": "memfs.staleness",
@@ -169,6 +171,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
         split_frontmatter,
     )
     from memfs.history import History, VersionError
+    from memfs.index import MemoryIndex, parse_index
     from memfs.layout import (
         INDEX_FILE,
         INDEX_NAME,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
@@ -131,6 +131,42 @@ def read_frontmatter(yaml_text: str) -> FrontmatterRead:
 
 read_frontmatter.cache_clear = _memo.cache_clear  # type: ignore[attr-defined]
 read_frontmatter.cache_info = _memo.cache_info  # type: ignore[attr-defined]
+
+
+class FileFrontmatter(NamedTuple):
+    """A memory file taken apart by :func:`read_file_frontmatter`."""
+
+    text: str
+    """The file as text; bytes that are not UTF-8 replaced (``undecodable``)."""
+    body: str
+    """What follows the closing fence; without frontmatter, the text less a leading BOM."""
+    read: FrontmatterRead | None
+    """What the block between the fences gave; None when the file has no frontmatter."""
+    undecodable: bool = False
+    """Whether bytes that are not UTF-8 were replaced."""
+
+
+def read_file_frontmatter(
+    data: str | bytes, reader: Callable[[str], FrontmatterRead] | None = None
+) -> FileFrontmatter:
+    """Decode a memory file, find its frontmatter and read it (``reader``, by default
+    :func:`read_frontmatter`). Never raises: the one place a whole file's frontmatter is read."""
+    undecodable = False
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text, undecodable = data.decode("utf-8", errors="replace"), True
+    else:
+        text = data
+    parts = split_frontmatter(text)
+    if parts is None:
+        body = text[1:] if text.startswith("\ufeff") else text
+        return FileFrontmatter(text, body, None, undecodable)
+    rest = parts[2]  # starts at the closing fence line; the body is what follows it
+    nl = rest.find("\n")
+    body = "" if nl < 0 else rest[nl + 1 :]
+    return FileFrontmatter(text, body, (reader or read_frontmatter)(parts[1]), undecodable)
 
 
 def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:

@@ -1,23 +1,35 @@
-"""The ``MEMORY.md`` index: parse it, never rewrite it.
+"""The ``MEMORY.md`` index: parse it, never rewrite it. The one link rule lives here.
 
 An index grows two tiers on its own: *hot* memories get a line each
 (``- [Title](memory/x.md) — hook``) and *cold* ones are folded several to a line to save
-context (a *packed* line). Lines come in whatever shape the agent chose, so one rule decides:
+context (a *packed* line). Lines come in whatever shape the agent chose, and real indexes also
+name files of the repository around them (``CLAUDE.md``, ``docs/plan.md``). One rule decides
+what on a line is a **memory reference**, in every layout:
 
-* a line's **references** are its markdown links ``[title](target)``, its ``[[wikilinks]]``
-  and the bare file names on it (``x.md``, ``memory/x.md``, also inside backticks);
-* a reference is a **memory reference** when it names a memory file of the layout: a link or
-  bare name resolves relative to the index's directory, a target that is a plain file name
-  (``x.md``, no directory) names the memory of that name wherever the layout keeps memories,
-  and a wikilink names a memory by name (:meth:`Layout.memory_path`);
-* two or more distinct memory references on a line make it a **packed** line; exactly one
-  makes it an **entry**, and the text after that reference is its hook; none makes it an
-  *other* line (headings, prose, links to code or to the web). A second memory named in a hook
-  ("see also memory/b.md") therefore counts as linked, and a table row that points at one
-  memory beside a source file is an entry, not a fold of cold memories.
+* a markdown link ``[title](target)`` to a ``.md`` path is a **memory link** when the target,
+  resolved against the index's directory, lies in the memory area — or is a plain file name
+  (``x.md``, no directory), which names the memory of that name wherever the layout keeps
+  memories. It is *broken* when no memory file is there. A link that leaves the memory area
+  (``../../CLAUDE.md``, a workspace file outside ``memory/``) or the web is not a memory link;
+* a ``[[wikilink]]`` names a memory by name (:class:`~memfs.records.MemoryNames`: case,
+  ``-``/``_`` and a dropped type prefix fold together); broken when none carries the name;
+* a bare or backticked name (``x.md``, ```sub/x.md```, ``see notes.md.``) is a reference only
+  when it resolves to a memory file that exists: relative to the index's directory, relative
+  to the memory area, or as the file name of exactly one memory file. Any other name —
+  ``CLAUDE.md``, ``BACKLOG.md``, ``docs/plan.md`` beside a ``.claude/memory/`` store — is prose;
+* everything else is prose.
 
-Without a layout (``layout=None`` and an ``index_path`` given) every local link and bare
-markdown name counts as a memory reference, resolved relative to the index.
+Two or more distinct memory references on a line make it a **packed** line; exactly one makes
+it an **entry** (a line that links a memory), and the text after that reference is its hook;
+none makes it an *other* line (headings, prose, links to code or to the web). A second memory
+named in a hook ("see also memory/b.md") therefore counts as linked, and a table row that
+points at one memory beside a source file is an entry, not a fold of cold memories.
+
+Which memory files exist is the caller's to say (``memory_files``): stats, import, export and
+the eval judge pass the files they see. Without it (a write receipt, which sees one file) every
+bare name the layout could hold counts, as if the file were there. Without a layout
+(``layout=None`` and an ``index_path`` given) every local link and bare markdown name counts
+as a memory reference, resolved relative to the index.
 
 The index is never derived from frontmatter and never repaired here: this module only reads it.
 """
@@ -26,11 +38,14 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 from urllib.parse import unquote
 
 from memfs.layout import INDEX_NAME, PLATFORM, Layout
+from memfs.records import WIKILINK as _WIKILINK
+from memfs.records import MemoryNames
 
 # [title](target) — titles may hold nested brackets one level deep; targets may be <wrapped>.
 _MD_LINK = re.compile(
@@ -39,8 +54,10 @@ _MD_LINK = re.compile(
 )
 MARKDOWN_LINK = _MD_LINK
 """An inline markdown link; group 1 is its text, group 2 its target as written."""
-_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
-_BARE_MD = re.compile(r"(?<![\w/(\[.-])((?:[\w.-]+/)*[\w.-]+\.md)\b(?![\w/(])")
+# A bare name: a run of path characters ending in ".md" with none just before it and none just
+# after it ("x.md.bak" and "x.mdx" are not markdown names; "x.md." ends a sentence, "x.md(" and
+# "=x.md" are punctuation around a name).
+_BARE_MD = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.md)(?![\w/-]|\.\w)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _HOOK_SEP = re.compile(r"^\s*(?:—|–|--|-|:|：|·|\|)\s*")
 
@@ -156,11 +173,47 @@ def _plain_name(target: str) -> str | None:
 class _Resolver:
     """Memory references for one index: its path and (optionally) the layout it lives in."""
 
-    def __init__(self, index_path: str, layout: Layout | None) -> None:
+    def __init__(
+        self,
+        index_path: str,
+        layout: Layout | None,
+        memory_files: Collection[str] | None = None,
+        names: MemoryNames | None = None,
+    ) -> None:
         self.index_path = index_path
         self.base = posixpath.dirname(index_path)
         self.layout = layout
         self.area = layout.memory_dir + "/" if layout is not None and layout.memory_dir else ""
+        self.files = memory_files
+        self._names = names
+        self._by_basename: dict[str, list[str]] | None = None
+
+    def named(self, name: str) -> str | None:
+        """The existing memory file ``name`` (a wikilink's target) matches, or None."""
+        if self._names is None:
+            self._names = MemoryNames.of_paths(self.files or ())
+        return self._names.find(name)
+
+    def bare(self, target: str, path: str) -> str | None:
+        """The memory file a bare name resolves to; with the files known, only one that exists."""
+        memory = self.memory_of(target, path)
+        files = self.files
+        if files is None or memory in files:
+            return memory
+        if path.startswith("../") or path == "..":
+            return None  # leaves the workspace
+        if self.layout is not None:  # a name written relative to the memory area
+            inside = _resolve(target, self.layout.memory_dir)
+            if inside and inside in files:
+                return inside
+        if "/" in target:
+            return None  # a path names that path; only a plain file name is looked for
+        if self._by_basename is None:  # a file name the memory area holds exactly once
+            self._by_basename = {}
+            for p in files:
+                self._by_basename.setdefault(posixpath.basename(p), []).append(p)
+        found = self._by_basename.get(posixpath.basename(path), ())
+        return found[0] if len(found) == 1 else None
 
     def memory_of(self, target: str, path: str) -> str | None:
         if path.startswith("../") or path in ("", ".."):
@@ -223,6 +276,8 @@ class _Resolver:
                 spans.append((start, end))
                 inside += line.count(".md", start, end)
                 path = self.wikilink(m.group(1))
+                if self.files is not None and path not in self.files:
+                    path = self.named(m.group(1)) or path
                 title = (m.group(2) or m.group(1)).strip()
                 found.append(_ref(("wikilink", title, m.group(0), path, path, start, end)))
         # Bare names: only when ".md" occurs outside the links already found (the common
@@ -235,7 +290,7 @@ class _Resolver:
                 target = m.group(1)
                 path = _resolve(target, self.base)
                 if path:
-                    memory = self.memory_of(target, path)
+                    memory = self.bare(target, path)
                     if memory is not None:
                         found.append(_ref(("bare", "", target, path, memory, *m.span())))
             if len(found) > 1:
@@ -251,18 +306,26 @@ def _ref(fields: tuple[RefKind, str, str, str, str | None, int, int]) -> IndexRe
 
 
 def parse_index(
-    text: str, index_path: str | None = None, *, layout: Layout | None = None
+    text: str,
+    index_path: str | None = None,
+    *,
+    layout: Layout | None = None,
+    memory_files: Collection[str] | None = None,
+    names: MemoryNames | None = None,
 ) -> MemoryIndex:
     """Split an index into entries, packed lines and other lines. Never raises for text.
 
     ``layout`` decides what a memory reference is; ``index_path`` defaults to the layout's.
     With neither, the platform layout. With only ``index_path``, no layout (see the module).
+    ``memory_files`` are the memory files that exist (workspace paths; a set is fastest): a
+    bare name counts only when it resolves to one, and a wikilink finds its memory among them
+    by name (``names``, when the caller has read the files' ``name:``; else by file name).
     """
     if layout is None and index_path is None:
         layout = PLATFORM
     where = index_path if index_path is not None else layout.index_path  # type: ignore[union-attr]
     where = where.strip("/")
-    resolver = _Resolver(where, layout)
+    resolver = _Resolver(where, layout, memory_files, names)
     index = MemoryIndex(index_path=where, char_count=len(text))
     lines = text.splitlines()
     index.line_count = len(lines)

@@ -46,7 +46,7 @@ def memory_problems(record: MemoryRecord) -> list[str]:
             "no frontmatter: start the file with a --- block holding name, description and "
             "metadata.type, then ---"
         ]
-    if any("not a valid YAML mapping" in f for f in record.findings):
+    if record.frontmatter_read == "none":
         return ["the frontmatter is not valid YAML: name, description and metadata.type are unread"]
     problems = []
     if record.type is None:
@@ -57,7 +57,7 @@ def memory_problems(record: MemoryRecord) -> list[str]:
         )
     if record.description is None:
         problems.append("no description: add the one line that decides whether to read it")
-    if any("no 'name'" in f for f in record.findings):
+    if any(i.kind == "no-name" for i in record.issues):
         problems.append("no name: add a short kebab-case name")
     return problems
 

@@ -34,8 +34,8 @@ from memfs.frontmatter_block import (
     _read_frontmatter,
     coerce_date,
     memory_dates,
+    read_file_frontmatter,
     read_frontmatter,
-    split_frontmatter,
 )
 
 MemoryType = Literal["user", "feedback", "project", "reference"]
@@ -45,8 +45,9 @@ NameStyle = Literal["kebab", "snake", "other"]
 
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SNAKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
-# [[name]] or [[name|label]] or [[name#heading]]; the target is what names a memory.
-_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+"""``[[name]]``, ``[[name|label]]`` or ``[[name#heading]]``: group 1 names a memory, group 2 is
+the label. In a memory body and in the index alike."""
 
 _YAML = YAMLHandler()
 _KNOWN_TOP = ("name", "description", "metadata")
@@ -129,7 +130,7 @@ def name_style(name: str) -> NameStyle:
 def extract_wikilinks(text: str) -> list[str]:
     """Targets of ``[[wikilinks]]`` in ``text``, in order of first appearance, without repeats."""
     seen: dict[str, None] = {}
-    for m in _WIKILINK.finditer(text):
+    for m in WIKILINK.finditer(text):
         target = m.group(1).strip()
         if target:
             seen.setdefault(target, None)
@@ -281,6 +282,17 @@ def _stem(path: str) -> str:
     return base[:-3] if base.endswith(".md") else base
 
 
+class _Notes:
+    """The findings of one parse, each message led by the file's path."""
+
+    def __init__(self, path: str) -> None:
+        self.where = path or "<memory>"
+        self.issues: list[Finding] = []
+
+    def __call__(self, kind: FindingKind, message: str) -> None:
+        self.issues.append(Finding(kind=kind, message=f"{self.where}: {message}"))
+
+
 def parse_memory(
     data: str | bytes,
     path: str = "",
@@ -288,117 +300,23 @@ def parse_memory(
     _read: Callable[[str], FrontmatterRead] = read_frontmatter,
 ) -> MemoryRecord:
     """Parse one memory file. Never raises for content: what drifted lands in ``issues``."""
-    issues: list[Finding] = []
-    where = path or "<memory>"
-
-    def note(kind: FindingKind, message: str) -> None:
-        issues.append(Finding(kind=kind, message=f"{where}: {message}"))
-
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = data.decode("utf-8", errors="replace")
-            note("encoding", "not valid UTF-8; undecodable bytes were replaced")
-    else:
-        text = data
-    text_nobom = text[1:] if text.startswith("\ufeff") else text
-
-    meta_map: dict[Any, Any] | None = None
-    dated: dict[Any, Any] | None = None
-    body = text_nobom
-    has_fm = False
-    how: ReadHow | None = None
-    unread: tuple[int, ...] = ()
-    parts = split_frontmatter(text)
-    if parts is None:
-        note("no-frontmatter", "no YAML frontmatter; name taken from the file name")
-    else:
-        has_fm = True
-        _, head, rest = parts
-        # rest starts at the closing fence line; the body is what follows it.
-        nl = rest.find("\n")
-        body = "" if nl < 0 else rest[nl + 1 :]
-        read = _read(head)
-        meta_map, how, unread = read.data, read.how, read.unread
-        dated = read.dated
-        if how == "none":
-            note(
-                "unparseable",
-                f"frontmatter is not a valid YAML mapping ({read.error}); fields could not be read",
-            )
-        elif how == "lines":
-            skipped = (
-                f"; lines {', '.join(map(str, unread))} could not be read, so no date is trusted"
-                if unread
-                else ""
-            )
-            note("not-yaml", f"frontmatter is {read.error}; read line by line{skipped}")
-
-    fm: dict[Any, Any] = dict(meta_map or {})
-    raw_name = fm.get("name")
-    if isinstance(raw_name, str) and raw_name.strip():
-        name = raw_name.strip()
-    else:
-        name = _stem(path) if path else ""
-        if has_fm and meta_map is not None:
-            note("no-name", f"no 'name' in frontmatter; using the file name {name!r}")
-
-    raw_desc = fm.get("description")
-    description: str | None
-    if raw_desc is None or (isinstance(raw_desc, str) and not raw_desc.strip()):
-        description = None
-        note("no-description", "no description (the line that decides whether to read it)")
-    else:
-        description = raw_desc.strip() if isinstance(raw_desc, str) else str(raw_desc)
-
-    raw_meta = fm.get("metadata")
-    meta: dict[Any, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-    if raw_meta is not None and not isinstance(raw_meta, dict):
-        note("metadata-not-mapping", "'metadata' is not a mapping; it is kept as an extra key")
-
-    type_at_top = False
-    mtype: Any = meta.get("type")
-    if mtype is None and "type" in fm and not isinstance(fm.get("type"), dict):
-        mtype = fm["type"]
-        type_at_top = True
-        note("top-level-type", "type given at top level (older format), not metadata.type")
-    type_: str | None = None if mtype is None else str(mtype).strip()
-    if type_ is None:
-        if meta_map is not None:
-            note("no-type", f"no metadata.type (one of {', '.join(MEMORY_TYPES)})")
-    elif type_ not in MEMORY_TYPES:
-        note("unknown-type", f"unknown type {type_!r}; expected one of {', '.join(MEMORY_TYPES)}")
-
-    dates: dict[str, dt.date] = {}
-    for label, value, date in memory_dates(dated or {}):
-        if date is None:
-            note("bad-date", f"{label} {value!r} is not a date")
-        else:
-            dates.setdefault(label, date)
-    recorded = (
-        dates.get("metadata.recorded") if dated is not None else coerce_date(meta.get("recorded"))
-    )
-
+    note = _Notes(path)
+    file = read_file_frontmatter(data, _read)
+    if file.undecodable:
+        note("encoding", "not valid UTF-8; undecodable bytes were replaced")
+    read = file.read
+    _note_how_read(read, note)
+    mapping = read.data if read is not None else None
+    fm: dict[Any, Any] = dict(mapping or {})
+    name = _name(fm, path, read is not None and mapping is not None, note)
+    description = _description(fm, note)
+    meta, raw_meta = _metadata(fm, note)
+    type_, type_at_top = _type(fm, meta, mapping is not None, note)
+    dates, recorded = _dates(read, meta, note)
     if name and name_style(name) == "other":
         note("name-style", f"name {name!r} is neither kebab-case nor snake_case")
-
-    extra = {k: v for k, v in fm.items() if k not in _KNOWN_TOP}
-    if type_at_top:
-        extra.pop("type", None)
-    if raw_meta is not None and not isinstance(raw_meta, dict):
-        extra["metadata"] = raw_meta
-    meta_extra = {k: v for k, v in meta.items() if k not in _KNOWN_META}
-    if "recorded" in meta and recorded is None:
-        meta_extra["recorded"] = meta["recorded"]
-
-    odd_keys = [k for k in [*extra, *meta_extra] if not isinstance(k, str)]
-    if odd_keys:
-        note(
-            "non-text-keys",
-            f"frontmatter keys {odd_keys!r} are not text in YAML (quote them, e.g. '1':)",
-        )
-
+    extra, meta_extra = _extras(fm, meta, raw_meta, type_at_top, recorded, note)
+    body = file.body
     return MemoryRecord(
         path=path,
         name=name,
@@ -409,15 +327,121 @@ def parse_memory(
         extra=extra,
         metadata_extra=meta_extra,
         links=extract_wikilinks(body) if "[[" in body else [],
-        has_frontmatter=has_fm,
-        frontmatter_read=how,
+        has_frontmatter=read is not None,
+        frontmatter_read=None if read is None else read.how,
         dates=dates,
-        issues=issues,
-        _original=text,
+        issues=note.issues,
+        _original=file.text,
         _key_order=[str(k) for k in fm],
         _type_at_top=type_at_top,
-        _unread=unread,
+        _unread=() if read is None else read.unread,
     )
+
+
+def _note_how_read(read: FrontmatterRead | None, note: _Notes) -> None:
+    if read is None:
+        note("no-frontmatter", "no YAML frontmatter; name taken from the file name")
+    elif read.how == "none":
+        note(
+            "unparseable",
+            f"frontmatter is not a valid YAML mapping ({read.error}); fields could not be read",
+        )
+    elif read.how == "lines":
+        skipped = (
+            f"; lines {', '.join(map(str, read.unread))} could not be read, so no date is trusted"
+            if read.unread
+            else ""
+        )
+        note("not-yaml", f"frontmatter is {read.error}; read line by line{skipped}")
+
+
+def _name(fm: dict[Any, Any], path: str, readable: bool, note: _Notes) -> str:
+    """``name:``, else the file name (a finding when readable frontmatter left it out)."""
+    raw_name = fm.get("name")
+    if isinstance(raw_name, str) and raw_name.strip():
+        return raw_name.strip()
+    name = _stem(path) if path else ""
+    if readable:
+        note("no-name", f"no 'name' in frontmatter; using the file name {name!r}")
+    return name
+
+
+def _description(fm: dict[Any, Any], note: _Notes) -> str | None:
+    raw_desc = fm.get("description")
+    if raw_desc is None or (isinstance(raw_desc, str) and not raw_desc.strip()):
+        note("no-description", "no description (the line that decides whether to read it)")
+        return None
+    return raw_desc.strip() if isinstance(raw_desc, str) else str(raw_desc)
+
+
+def _metadata(fm: dict[Any, Any], note: _Notes) -> tuple[dict[Any, Any], Any]:
+    """``(metadata as a mapping, metadata as written)``; a non-mapping is kept, with a finding."""
+    raw_meta = fm.get("metadata")
+    if raw_meta is not None and not isinstance(raw_meta, dict):
+        note("metadata-not-mapping", "'metadata' is not a mapping; it is kept as an extra key")
+    return (raw_meta if isinstance(raw_meta, dict) else {}), raw_meta
+
+
+def _type(
+    fm: dict[Any, Any], meta: dict[Any, Any], readable: bool, note: _Notes
+) -> tuple[str | None, bool]:
+    """``(type, given at top level)``: ``metadata.type``, else an older top-level ``type``."""
+    type_at_top = False
+    mtype: Any = meta.get("type")
+    if mtype is None and "type" in fm and not isinstance(fm.get("type"), dict):
+        mtype = fm["type"]
+        type_at_top = True
+        note("top-level-type", "type given at top level (older format), not metadata.type")
+    type_: str | None = None if mtype is None else str(mtype).strip()
+    if type_ is None:
+        if readable:
+            note("no-type", f"no metadata.type (one of {', '.join(MEMORY_TYPES)})")
+    elif type_ not in MEMORY_TYPES:
+        note("unknown-type", f"unknown type {type_!r}; expected one of {', '.join(MEMORY_TYPES)}")
+    return type_, type_at_top
+
+
+def _dates(
+    read: FrontmatterRead | None, meta: dict[Any, Any], note: _Notes
+) -> tuple[dict[str, dt.date], dt.date | None]:
+    """``(every readable date by precedence, metadata.recorded)``; a bad one is a finding."""
+    dated = read.dated if read is not None else None
+    dates: dict[str, dt.date] = {}
+    for label, value, date in memory_dates(dated or {}):
+        if date is None:
+            note("bad-date", f"{label} {value!r} is not a date")
+        else:
+            dates.setdefault(label, date)
+    recorded = (
+        dates.get("metadata.recorded") if dated is not None else coerce_date(meta.get("recorded"))
+    )
+    return dates, recorded
+
+
+def _extras(
+    fm: dict[Any, Any],
+    meta: dict[Any, Any],
+    raw_meta: Any,
+    type_at_top: bool,
+    recorded: dt.date | None,
+    note: _Notes,
+) -> tuple[dict[Any, Any], dict[Any, Any]]:
+    """``(other top-level keys, other metadata keys)``, kept as parsed, in file order."""
+    extra = {k: v for k, v in fm.items() if k not in _KNOWN_TOP}
+    if type_at_top:
+        extra.pop("type", None)
+    if raw_meta is not None and not isinstance(raw_meta, dict):
+        extra["metadata"] = raw_meta
+    meta_extra = {k: v for k, v in meta.items() if k not in _KNOWN_META}
+    if "recorded" in meta and recorded is None:
+        meta_extra["recorded"] = meta["recorded"]
+    odd_keys = [k for k in [*extra, *meta_extra] if not isinstance(k, str)]
+    if odd_keys:
+        note(
+            "non-text-keys",
+            f"frontmatter keys {odd_keys!r} are not text in YAML (quote them, e.g. '1':)",
+        )
+    return extra, meta_extra
 
 
 @dataclass(kw_only=True)
@@ -440,6 +464,11 @@ class MemoryNames:
         self._full: dict[str, str] = {}
         self._short: dict[str, str] = {}
         self._built = False
+
+    @classmethod
+    def of_paths(cls, paths: Iterable[str]) -> MemoryNames:
+        """Names from the file names alone, for a caller that has not read the files."""
+        return cls(MemoryRecord(path=p, name=_stem(p)) for p in paths)
 
     def _build(self) -> None:
         full, short = self._full, self._short

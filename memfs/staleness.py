@@ -22,19 +22,29 @@ FRESH_DAYS = 1
 """Like Claude Code, a memory 0 or 1 days old gets no reminder."""
 
 
+REMINDER_TEMPLATE = (
+    "This memory is {days} days old. Memories are point-in-time observations, not live state — "
+    "claims about code behavior or file:line citations may be outdated. Verify against current "
+    "code before asserting as fact."
+)
+"""The reminder's words, ``{days}`` where the age goes: the one spelling of the text."""
+
+
 def reminder_text(days: int) -> str:
     """The exact reminder for a memory ``days`` old."""
-    return (
-        f"{REMINDER_OPEN}This memory is {days} days old. Memories are point-in-time observations, "
-        "not live state — claims about code behavior or file:line citations may be outdated. "
-        f"Verify against current code before asserting as fact.{REMINDER_CLOSE}"
+    return f"{REMINDER_OPEN}{REMINDER_TEMPLATE.format(days=days)}{REMINDER_CLOSE}"
+
+
+def _genuine_matcher() -> re.Pattern[bytes]:
+    """A reminder at the start of a view, matched on the template's own words (any age)."""
+    before, after = (REMINDER_OPEN + REMINDER_TEMPLATE + REMINDER_CLOSE).split("{days}")
+    return re.compile(
+        rb"\A" + re.escape(before.encode()) + rb"\d+" + re.escape(after.encode()) + rb"\r?\n"
     )
 
 
 _TAG = AGENT_MATCHER
-_GENUINE = re.compile(
-    rb"\A<system-reminder>This memory is \d+ days old\. [^<]*</system-reminder>\r?\n",
-)
+_GENUINE = _genuine_matcher()
 
 
 def neutralize_tags(text: str) -> str:

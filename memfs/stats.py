@@ -21,10 +21,11 @@ import posixpath
 import statistics
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from memfs.filesystem import MemFS
 from memfs.frontmatter_block import DATE_FIELDS
-from memfs.index import IndexRef, parse_index
+from memfs.index import parse_index
 from memfs.layout import INDEX_NAME
 from memfs.records import (
     MEMORY_TYPES,
@@ -205,34 +206,11 @@ def _ages(records: list[MemoryRecord], today: dt.date) -> AgeStats:
     return out
 
 
-class _Linker:
-    """Which memory file a reference in the index means, given the files that exist."""
-
-    def __init__(self, records: list[MemoryRecord], files: set[str], names: MemoryNames) -> None:
-        self.files = files
-        self.records = records
-        self.names = names
-        self._by_basename: dict[str, list[str]] | None = None
-
-    def resolve(self, ref: IndexRef) -> str | None:
-        path = ref.memory_path
-        if path is None or path in self.files:
-            return path
-        if ref.kind == "wikilink":
-            return self.names.find(ref.target[2:-2].split("|")[0].split("#")[0]) or path
-        if ref.kind == "bare":
-            # A bare name names a memory by its file name, wherever the memory area keeps it.
-            if self._by_basename is None:
-                self._by_basename = {}
-                for r in self.records:
-                    self._by_basename.setdefault(posixpath.basename(r.path), []).append(r.path)
-            found = self._by_basename.get(posixpath.basename(path), [])
-            if len(found) == 1:
-                return found[0]
-        return path
-
-
-def _claude_code_cut(text: str, resolved: dict[int, set[str]]) -> ClaudeCodeCut:
+def _claude_code_cut(
+    text: str, resolved: dict[int, set[str]], memory_files: set[str]
+) -> ClaudeCodeCut:
+    """What Claude Code leaves out of ``text``; the memories cut are files that exist (a broken
+    link past the cut names no memory)."""
     lines = text.splitlines(keepends=True)
     kept = lines[:CLAUDE_CODE_MAX_LINES]
     chars = sum(map(len, kept))
@@ -240,7 +218,8 @@ def _claude_code_cut(text: str, resolved: dict[int, set[str]]) -> ClaudeCodeCut:
         chars -= len(kept.pop())
     n = len(kept)
     seen = {p for no, paths in resolved.items() if no <= n for p in paths}
-    cut = sorted({p for no, paths in resolved.items() if no > n for p in paths} - seen)
+    after = {p for no, paths in resolved.items() if no > n for p in paths}
+    cut = sorted((after - seen) & memory_files)
     return ClaudeCodeCut(
         loaded_lines=n,
         loaded_chars=chars,
@@ -256,56 +235,98 @@ def collect_stats(fs: MemFS) -> StatsReport:
     layout = fs.layout
     raw = fs.read_only().raw
     files = set(raw.find(""))
-    is_memory = layout.is_memory_file
-    memory_paths = sorted(p for p in files if is_memory(p))
-    records: list[MemoryRecord] = []
-    sizes: list[int] = []
-    for path in memory_paths:
-        data = raw.cat_file(path)
-        sizes.append(len(data))
-        records.append(parse_memory(data, path))
-
-    names = MemoryNames(records)  # built only if a link needs a spelling matched
+    records, sizes = _read_records(raw, sorted(p for p in files if layout.is_memory_file(p)))
     index = IndexStats(path=layout.index_path)
     linked: set[str] = set()
     if layout.index_path in files:
-        data = raw.cat_file(layout.index_path)
-        text = data.decode("utf-8", errors="replace")
-        parsed = parse_index(text, layout=layout)
-        linker = _Linker(records, files, names)
-        per_line: dict[int, set[str]] = {}
-        for no, ref in parsed.refs():
-            target = ref.memory_path
-            if target not in files:
-                target = linker.resolve(ref)
-            if target is not None:
-                if no in per_line:
-                    per_line[no].add(target)
-                else:
-                    per_line[no] = {target}
-                linked.add(target)
-        folded = parsed.folded_count
-        tokens = estimate_tokens(text)
-        index = IndexStats(
-            path=layout.index_path,
-            exists=True,
-            lines=parsed.line_count,
-            bytes=len(data),
-            chars=len(text),
-            estimated_tokens=tokens,
-            estimated_tokens_with_margin=with_margin(tokens),
-            hot_lines=len(parsed.entries),
-            packed_lines=len(parsed.packed),
-            folded=folded,
-            other_lines=len(parsed.other),
-            hot_chars_per_entry=round(statistics.fmean(len(e.text) for e in parsed.entries), 1)
-            if parsed.entries
-            else 0.0,
-            cold_chars_per_memory=round(sum(len(p.text) for p in parsed.packed) / folded, 1)
-            if folded
-            else 0.0,
-            claude_code=_claude_code_cut(text, per_line),
+        index, linked = _index_stats(raw.cat_file(layout.index_path), fs, records, files)
+    _count_links(index, [r.path for r in records], linked, files)
+    derived = _derived_index(records, layout.index_dir, index.chars)
+    missing = worth_writing(records)
+    return StatsReport(
+        workspace=repr(fs.store),
+        layout=layout.kind,
+        index_path=layout.index_path,
+        memory_dir=layout.memory_dir,
+        memory_files=len(records),
+        sizes=SizeStats(
+            min=min(sizes), median=statistics.median(sizes), max=max(sizes), total=sum(sizes)
         )
+        if sizes
+        else SizeStats(),
+        without_description=derived.files_without_description,
+        no_frontmatter=sum(not r.has_frontmatter for r in records),
+        unparseable_frontmatter=sum(r.frontmatter_read == "none" for r in records),
+        read_line_by_line=sum(r.frontmatter_read == "lines" for r in records),
+        worth_writing=len(missing),
+        worth_writing_names=[m.name for m in missing],
+        index=index,
+        ages=_ages(records, fs.today()),
+        derived_index=derived,
+        **_record_counts(records),
+    )
+
+
+def _read_records(raw: MemFS, paths: list[str]) -> tuple[list[MemoryRecord], list[int]]:
+    """Every memory file parsed, and its size in bytes: one raw read each."""
+    records: list[MemoryRecord] = []
+    sizes: list[int] = []
+    for path in paths:
+        data = raw.cat_file(path)
+        sizes.append(len(data))
+        records.append(parse_memory(data, path))
+    return records, sizes
+
+
+def _index_stats(
+    data: bytes, fs: MemFS, records: list[MemoryRecord], files: set[str]
+) -> tuple[IndexStats, set[str]]:
+    """The index's figures, and every memory file its references name (existing or not)."""
+    layout = fs.layout
+    text = data.decode("utf-8", errors="replace")
+    memory = {r.path for r in records}
+    # The one link rule (memfs.index), told which memory files exist and what they are called
+    # (the name table is built only if a wikilink needs it).
+    parsed = parse_index(text, layout=layout, memory_files=memory, names=MemoryNames(records))
+    linked: set[str] = set()
+    per_line: dict[int, set[str]] = {}
+    for no, ref in parsed.refs():
+        target = ref.memory_path
+        if target is not None:
+            if no in per_line:
+                per_line[no].add(target)
+            else:
+                per_line[no] = {target}
+            linked.add(target)
+    folded = parsed.folded_count
+    tokens = estimate_tokens(text)
+    index = IndexStats(
+        path=layout.index_path,
+        exists=True,
+        lines=parsed.line_count,
+        bytes=len(data),
+        chars=len(text),
+        estimated_tokens=tokens,
+        estimated_tokens_with_margin=with_margin(tokens),
+        hot_lines=len(parsed.entries),
+        packed_lines=len(parsed.packed),
+        folded=folded,
+        other_lines=len(parsed.other),
+        hot_chars_per_entry=round(statistics.fmean(len(e.text) for e in parsed.entries), 1)
+        if parsed.entries
+        else 0.0,
+        cold_chars_per_memory=round(sum(len(p.text) for p in parsed.packed) / folded, 1)
+        if folded
+        else 0.0,
+        claude_code=_claude_code_cut(text, per_line, memory),
+    )
+    return index, linked
+
+
+def _count_links(
+    index: IndexStats, memory_paths: list[str], linked: set[str], files: set[str]
+) -> None:
+    """Linked, orphaned and broken, set on ``index``."""
     memory_set = set(memory_paths)
     orphan_paths = sorted(memory_set - linked)
     broken = sorted(p for p in linked if p not in files)
@@ -316,21 +337,28 @@ def collect_stats(fs: MemFS) -> StatsReport:
     index.broken_links = len(broken)
     index.broken_paths = broken
 
-    derived_lines = [_derived_line(r, layout.index_dir) for r in records]
+
+def _derived_index(
+    records: list[MemoryRecord], index_dir: str, curated_chars: int
+) -> DerivedIndexStats:
+    """The index the rejected alternative would derive from every file's description."""
+    derived_lines = [_derived_line(r, index_dir) for r in records]
     derived_chars = sum(len(line) + 1 for line in derived_lines)
-    derived = DerivedIndexStats(
+    return DerivedIndexStats(
         lines=len(derived_lines),
         chars=derived_chars,
         estimated_tokens=estimate_tokens("\n".join(derived_lines)),
         files_without_description=sum(r.description is None for r in records),
-        ratio_to_curated=round(derived_chars / index.chars, 2) if index.chars else None,
+        ratio_to_curated=round(derived_chars / curated_chars, 2) if curated_chars else None,
     )
 
+
+def _record_counts(records: list[MemoryRecord]) -> dict[str, Any]:
+    """The report's figures over the records' frontmatter: types, names, keys, findings."""
     types = Counter(r.type if r.type is not None else "none" for r in records)
     ordered_types = {t: types.pop(t, 0) for t in MEMORY_TYPES}
     ordered_types.update(sorted(types.items()))
     styles = Counter(r.name_style for r in records)
-    extra = Counter(k for r in records for k in r.extra)
     descriptions = [len(r.description) for r in records if r.description]
     finding_files: dict[str, list[str]] = {}
     with_findings = 0
@@ -340,39 +368,18 @@ def collect_stats(fs: MemFS) -> StatsReport:
             with_findings += any(k not in NOTE_KINDS for k in kinds)
             for kind in kinds:
                 finding_files.setdefault(kind, []).append(r.path)
-    missing = worth_writing(records)
-    return StatsReport(
-        workspace=repr(fs.store),
-        layout=layout.kind,
-        index_path=layout.index_path,
-        memory_dir=layout.memory_dir,
-        memory_files=len(records),
-        sizes=SizeStats(
-            min=min(sizes),
-            median=statistics.median(sizes),
-            max=max(sizes),
-            total=sum(sizes),
-        )
-        if sizes
-        else SizeStats(),
-        types=ordered_types,
-        without_description=derived.files_without_description,
-        description_chars_mean=round(statistics.fmean(descriptions), 1) if descriptions else None,
-        name_styles={s: styles.get(s, 0) for s in ("kebab", "snake", "other")},
-        extra_keys=dict(extra.most_common()),
-        files_with_findings=with_findings,
-        findings={k: len(v) for k, v in sorted(finding_files.items()) if k not in NOTE_KINDS},
-        notes={k: len(v) for k, v in sorted(finding_files.items()) if k in NOTE_KINDS},
-        finding_files=dict(sorted(finding_files.items())),
-        no_frontmatter=sum(not r.has_frontmatter for r in records),
-        unparseable_frontmatter=sum(r.frontmatter_read == "none" for r in records),
-        read_line_by_line=sum(r.frontmatter_read == "lines" for r in records),
-        worth_writing=len(missing),
-        worth_writing_names=[m.name for m in missing],
-        index=index,
-        ages=_ages(records, fs.today()),
-        derived_index=derived,
-    )
+    return {
+        "types": ordered_types,
+        "description_chars_mean": round(statistics.fmean(descriptions), 1)
+        if descriptions
+        else None,
+        "name_styles": {s: styles.get(s, 0) for s in ("kebab", "snake", "other")},
+        "extra_keys": dict(Counter(k for r in records for k in r.extra).most_common()),
+        "files_with_findings": with_findings,
+        "findings": {k: len(v) for k, v in sorted(finding_files.items()) if k not in NOTE_KINDS},
+        "notes": {k: len(v) for k, v in sorted(finding_files.items()) if k in NOTE_KINDS},
+        "finding_files": dict(sorted(finding_files.items())),
+    }
 
 
 def _json_value(value: object) -> str:

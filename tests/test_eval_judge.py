@@ -22,9 +22,8 @@ from memfs_eval.judge import (
     echoed_block,
     find_fabrications,
     identity_polarity,
-    index_links,
-    is_linked,
     judge,
+    linked_memories,
     parse_memory_doc,
     strip_echo,
 )
@@ -681,9 +680,13 @@ def test_memory_doc_problems_are_named():
 
 
 def test_index_links_resolve_against_the_root():
-    links = index_links("- [A](memory/a.md) — x\n- [B](./memory/b.md#top) — y\n- [C](c.md)\n")
-    assert links == {"memory/a.md", "memory/b.md", "c.md"}
-    assert is_linked("memory/c.md", links) and not is_linked("memory/d.md", links)
+    files = ["memory/a.md", "memory/b.md", "memory/c.md", "memory/d.md", "memory/e.md"]
+    text = "- [A](memory/a.md) — x\n- [B](./memory/b.md#top) — y\n- [C](c.md)\n- see CLAUDE.md\n"
+    links = linked_memories(text, files)
+    # a plain x.md link (Claude Code's literal form) names memory/x.md; CLAUDE.md is no memory
+    assert links == {"memory/a.md", "memory/b.md", "memory/c.md"}
+    assert "memory/d.md" not in links
+    assert linked_memories("- also `e.md`\n", files) == {"memory/e.md"}
 
 
 def test_date_forms_cover_iso_chinese_and_english():

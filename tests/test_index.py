@@ -224,3 +224,54 @@ def test_the_same_index_classifies_the_same_in_every_layout(texts):
             count = 0 if paths is None else (1 if isinstance(paths, str) else len(paths))
             assert {"other": 0, "entry": 1}.get(kind, 2) <= count
             assert kind != "packed" or count >= 2
+
+
+# -- the link rule, told which memory files exist ----------------------------------------------
+
+
+def test_bare_names_count_only_when_they_name_a_memory_file():
+    text = (
+        "- Instructions: CLAUDE.md, then BACKLOG.md\n"  # 1 repository files: prose
+        "- The plan: docs/plan.md; research in `strategy/market-research-corpus.md`\n"  # 2 prose
+        "- Style notes live in `feedback_style.md`\n"  # 3 a memory file: an entry
+        "- [Gone](gone.md) — a link is a memory link, broken or not\n"  # 4 entry
+        "- [Instructions](../../CLAUDE.md) — leaves the memory area\n"  # 5 other
+    )
+    for layout in (NESTED, FLAT):
+        files = {layout.memory_path("feedback_style")}
+        idx = parse_index(text, layout=layout, memory_files=files)
+        assert _classes(idx) == {
+            1: ("other", None),
+            2: ("other", None),
+            3: ("entry", layout.memory_path("feedback_style")),
+            4: ("entry", layout.memory_path("gone")),
+            5: ("other", None),
+        }
+    # Without the file list every name the layout could hold counts (a write receipt's view).
+    unknown = parse_index(text, layout=NESTED)
+    assert (len(unknown.entries), len(unknown.packed)) == (2, 2)
+
+
+def test_a_bare_name_is_read_the_same_whatever_punctuation_surrounds_it():
+    shapes = ["=GUIDE.md.", "=GUIDE.md(git log)", "`GUIDE.md`", "(GUIDE.md)", "GUIDE.md,",
+              "[GUIDE.md]", "GUIDE.md:", "see GUIDE.md"]  # fmt: skip
+    for shape in shapes:
+        line = f"- setup: {shape}\n"
+        assert parse_index(line, layout=FLAT, memory_files={"GUIDE.md"}).entries, shape
+        assert not parse_index(line, layout=FLAT, memory_files={"other.md"}).entries, shape
+    for not_a_name in ("GUIDE.md.bak", "GUIDE.mdx", "GUIDE.md-old", "GUIDE.md/x", "/GUIDE.md"):
+        line = f"- setup: {not_a_name}\n"
+        assert not parse_index(line, layout=FLAT, memory_files={"GUIDE.md"}).entries, not_a_name
+
+
+def test_a_bare_name_finds_its_memory_in_a_sub_folder_in_every_layout():
+    text = "- see semantic/billing.md and `pricing.md`; [[glossary]]\n- ghost.md, `x/ghost.md`\n"
+    area = ["semantic/billing.md", "semantic/pricing.md", "semantic/glossary.md"]
+    for layout in (FLAT, NESTED, Layout.platform()):
+        files = {layout.memory_path(p) for p in area}
+        idx = parse_index(text, layout=layout, memory_files=files)
+        assert [_in_area(layout, p) for p in idx.packed[0].memory_paths] == area
+        assert [o.line for o in idx.other] == [2]
+    # a plain file name found twice names neither
+    two = {"a/pricing.md", "b/pricing.md"}
+    assert parse_index("- `pricing.md`\n", layout=FLAT, memory_files=two).other

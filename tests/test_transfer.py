@@ -253,3 +253,49 @@ def test_export_then_import_of_a_generated_workspace_is_byte_identical(n, seed):
     direct = _fs(FLAT)
     generate_workspace(direct, n, seed=seed)
     assert _files(direct).keys() == _files(cc).keys()
+
+
+# -- what the import says it found, for every shape of store -----------------------------------
+
+FOUND = {
+    "flat": (
+        "MEMORY.md beside 11 markdown files at the root",
+        "found index MEMORY.md (6 entry lines, 2 packed lines; 9 memory files linked, "
+        "1 broken link); 11 memory files",
+    ),
+    "nested": (
+        ".claude/memory/MEMORY.md beside 11 markdown files",
+        "found index .claude/memory/MEMORY.md (6 entry lines, 2 packed lines; 9 memory files "
+        "linked, 1 broken link); 11 memory files",
+    ),
+    "repository": (
+        ".claude/memory/MEMORY.md beside 5 markdown files",
+        "found index .claude/memory/MEMORY.md (5 entry lines, 0 packed lines; 4 memory files "
+        "linked, 1 broken link); 5 memory files",
+    ),
+    "subfolders": (
+        "MEMORY.md at the root",  # however the layout is detected, the index is named
+        "found index MEMORY.md (7 entry lines, 1 packed line; 8 memory files linked, 1 broken "
+        "link); 9 memory files (all in sub-folders: episodic/, procedural/, semantic/)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_import_names_the_index_files_and_layout_it_found(name, tmp_path, capsys):
+    assert main(["import", str(FIXTURES / name), str(tmp_path / "ws"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    reason, found = FOUND[name]
+    assert reason in out and found in out
+    assert "no index" not in out
+
+
+def test_import_without_an_index_says_so_and_what_it_holds(tmp_path, capsys):
+    src = tmp_path / "loose"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.md").write_bytes(b"---\nname: a\n---\nx\n")
+    (src / "sub" / "b.md").write_bytes(b"---\nname: b\n---\nx\n")
+    assert main(["import", str(src), str(tmp_path / "ws"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "(no index, 2 markdown files, 1 in sub/; the directory is read as a Claude Code" in out
+    assert "found no index; 2 memory files (1 in sub-folders: sub/)" in out

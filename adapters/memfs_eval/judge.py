@@ -29,7 +29,9 @@ from memfs import (
     HEADING_PREAMBLE,
     INDEX_FILE,
     MEMORY_DIR,
+    PLATFORM,
     ToolCallRecord,
+    parse_index,
     parse_yaml_mapping,
     split_frontmatter,
 )
@@ -221,20 +223,11 @@ def parse_memory_doc(path: str, text: str) -> MemoryDoc:
     return doc
 
 
-_LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)")
-
-
-def index_links(index_text: str) -> set[str]:
-    """Link targets in MEMORY.md, resolved against the workspace root where the index lives."""
-    return {_norm_path(m.group(1)) for m in _LINK.finditer(index_text)}
-
-
-def is_linked(path: str, links: set[str]) -> bool:
-    # A bare ``file.md`` (Claude Code's literal form, written for an index inside the memory
-    # directory) is accepted as pointing into memory/: the link is what the index is for.
-    return path in links or any(
-        "/" not in link and f"{MEMORY_DIR}/{link}" == path for link in links
-    )
+def linked_memories(index_text: str, memory_files: Iterable[str]) -> set[str]:
+    """The memory files MEMORY.md links, by memfs's one index link rule (platform layout): a
+    link into memory/ or a plain ``x.md`` link (Claude Code's literal form) counts, a bare name
+    only when it names one of ``memory_files``."""
+    return parse_index(index_text, layout=PLATFORM, memory_files=set(memory_files)).linked_paths()
 
 
 # -- specifics the user never said -----------------------------------------------------------------
@@ -405,7 +398,9 @@ class _Ctx:
         self.index_added = "\n".join(
             line for line in rec.after.get(INDEX_FILE, "").splitlines() if line not in before_lines
         )
-        self.links = index_links(rec.after.get(INDEX_FILE, ""))
+        self.links = linked_memories(
+            rec.after.get(INDEX_FILE, ""), (p for p in rec.after if PLATFORM.is_memory_file(p))
+        )
         self.names = [c.name for c in rec.tool_calls]
         self.checks: list[Check] = []
         self.notes: list[str] = []
@@ -535,7 +530,7 @@ def _judge_write(ctx: _Ctx) -> None:
             got = ", ".join(f"{d.path}={d.type or '?'}" for d in holders)
             invalid.append(f"fact {fact.id!r} is in {got}; its type should be {fact.types}")
             continue
-        if not any(is_linked(d.path, ctx.links) for d in typed):
+        if not any(d.path in ctx.links for d in typed):
             unindexed.append(f"{fact.id} ({', '.join(d.path for d in typed)})")
     if ctx.docs or not expect.facts:
         ctx.check("invalid_memory", bool(invalid), "; ".join(invalid))

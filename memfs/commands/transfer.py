@@ -38,8 +38,15 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from memfs.cli_workspace import add_layout_argument, open_store
 from memfs.filesystem import MemFS
-from memfs.index import MARKDOWN_LINK, resolve_link
-from memfs.layout import PLATFORM, Detection, Layout, detect_layout, resolve_layout
+from memfs.index import MARKDOWN_LINK, parse_index, resolve_link
+from memfs.layout import (
+    INDEX_NAME,
+    PLATFORM,
+    Detection,
+    Layout,
+    detect_layout,
+    resolve_layout,
+)
 from memfs.paths import join
 from memfs.stores import InMemoryFileStore
 
@@ -293,9 +300,53 @@ def _import_source(paths: list[str]) -> Detection:
         )
     if found.layout.kind == "claude-code":
         return found
+    # Not told apart by detection: an index beside sub-folders only, or no index at all.
+    notes = [p for p in paths if p.endswith(".md") and p != INDEX_NAME]
+    inside = [p for p in notes if "/" in p]
+    folders = sorted({p.split("/", 1)[0] + "/" for p in inside})
+    what = _n(len(notes), "markdown file")
+    if folders:
+        where = "all" if len(inside) == len(notes) else str(len(inside))
+        what += f", {where} in {', '.join(folders[:5])}{' …' if len(folders) > 5 else ''}"
+    held = f"{INDEX_NAME} at the root and {what}" if INDEX_NAME in paths else f"no index, {what}"
     return Detection(
-        Layout.claude_code(""),
-        "no index found; the directory is read as a Claude Code memory directory",
+        Layout.claude_code(""), f"{held}; the directory is read as a Claude Code memory directory"
+    )
+
+
+def _n(count: int, what: str) -> str:
+    return f"{count} {what}{'' if count == 1 else 's'}"
+
+
+def found_in(src: MemFS, plan: TransferPlan) -> str:
+    """One line for people: the index (what it links, by the index's link rule) and the memory
+    files a transfer found in ``src``."""
+    layout = src.layout
+    memory = [c.src for c in plan.copies if layout.is_memory_file(c.src)]
+    area = f"{layout.memory_dir}/" if layout.memory_dir else ""
+    nested = [p for p in memory if "/" in p[len(area) :]]
+    files = _n(len(memory), "memory file")
+    if nested:
+        folders = sorted({p[len(area) :].split("/", 1)[0] + "/" for p in nested})
+        where = "all" if len(nested) == len(memory) else str(len(nested))
+        files += f" ({where} in sub-folders: {', '.join(folders[:5])}{' …' * (len(folders) > 5)})"
+    others = sum(
+        not layout.is_memory_file(c.src) and not layout.is_index(c.src) for c in plan.copies
+    )
+    if others:
+        files += f", {_n(others, 'other file')} in the memory area"
+    if not any(layout.is_index(c.src) for c in plan.copies):
+        return f"no index; {files}"
+    text = src.raw.cat_file(layout.index_path).decode("utf-8", "replace")
+    index = parse_index(text, layout=layout, memory_files=set(memory))
+    linked = index.linked_paths()
+    broken = len(linked - set(memory))
+    links = f"{len(linked) - broken} memory files linked"
+    if broken:
+        links += f", {_n(broken, 'broken link')}"
+    return (
+        f"index {layout.index_path} ({_n(len(index.entries), 'entry line')}, "
+        f"{_n(len(index.packed), 'packed line')}; {links}); {files}"
     )
 
 
@@ -328,6 +379,7 @@ def _run(args: argparse.Namespace, direction: Direction) -> int:
     dst = _destination(dst_arg, dst_layout, args.dry_run)
     plan = plan_transfer(src, dst, direction)
     print(f"{name}: from {src_arg} — {found.describe()}")
+    print(f"{' ' * len(name)}  found {found_in(src, plan)}")
     print(f"{' ' * len(name)}  into {dst_arg} — {dst_layout.describe()}")
     for c in plan.copies:
         extra = f"; {c.rewritten} index links rewritten" if c.src == found.layout.index_path else ""
