@@ -189,6 +189,70 @@ def test_a_long_command_reports_progress_and_a_failure_its_last_lines():
     assert len(progress) == 3  # every 30 s of the fake clock, not every line
 
 
+BUILD_LOG = Path(__file__).parent / "fixtures" / "llama_build" / "ninja_verbose.txt"
+"""The shape of ``pip wheel -v`` building llama-cpp-python: pip's lines, scikit-build-core's
+``***`` lines, CMake's ``--`` lines, then ``ninja -v``'s ``[N/M]`` steps, each a whole compiler
+command line, with a compiler warning and a CMake message between them (an excerpt: steps 5–39
+and 41–77 left out)."""
+
+
+def test_build_progress_counts_ninja_steps_and_estimates_the_time_left():
+    lines = BUILD_LOG.read_text(encoding="utf-8").splitlines()
+    progress = lm.BuildProgress()
+    seen = []
+    for i, line in enumerate(lines):
+        now = 60.0 * i  # one line a minute
+        if progress.observe(line, now):
+            seen.append((progress.done, progress.target, progress.describe(now)))
+    assert [(done, target) for done, target, _ in seen] == [
+        (1, "ggml.c.o"),
+        (2, "ggml-threading.cpp.o"),
+        (3, "build-info-gen-cpp.cmake"),
+        (4, "ggml-cpu.cpp.o"),
+        (40, "llama-model.cpp.o"),
+        (78, "libllama.so"),
+        (79, "llama-mtmd-cli"),
+    ]
+    # rate from the first step seen (line 19, 1,140 s): step 2 took 60 s, 77 steps are left
+    assert seen[0][2] == "step 1 of 79 (1%), estimating the time left: ggml.c.o"
+    assert seen[1][2] == "step 2 of 79 (3%), about 77 min left: ggml-threading.cpp.o"
+    # 39 steps in 420 s, 39 left
+    assert seen[4][2] == "step 40 of 79 (51%), about 7 min left: llama-model.cpp.o"
+    assert seen[-1][2] == "step 79 of 79 (100%), under a minute left: llama-mtmd-cli"
+
+
+def test_build_progress_lines_it_takes_and_lines_it_does_not():
+    progress = lm.BuildProgress()
+    assert not progress.observe("[ 45%] Building CXX object ggml.o", 0)  # make: no step count
+    assert not progress.observe("  -- Found Git: /usr/bin/git", 0)
+    assert not progress.observe("[3/2] nonsense", 0)
+    assert progress.describe(0) is None
+    assert progress.observe("  [5/22] Building CXX object src/CMakeFiles/x.dir/a.cpp.o", 100)
+    assert progress.target == "Building CXX object src/CMakeFiles/x.dir/a.cpp.o"
+    assert progress.observe("[15/22] Linking CXX shared module _x.so", 200)
+    assert progress.seconds_left(200) == 70.0  # 10 steps in 100 s, 7 left
+    assert progress.observe("[2/9] Building C object b.o", 300)  # another ninja run starts
+    assert (progress.done, progress.total, progress.seconds_left(300)) == (2, 9, None)
+
+
+def test_a_long_build_reports_its_steps_done_of_total_with_the_time_left():
+    ticks = iter(range(0, 100_000, 60))  # the start, then one line a minute
+    seen: list[str] = []
+    script = f"import sys\nsys.stdout.write(open({str(BUILD_LOG)!r}, encoding='utf-8').read())\n"
+    lm._run([sys.executable, "-c", script], seen.append, every_s=300, clock=lambda: next(ticks))
+    progress = [m for m in seen if m.startswith("  … ")]
+    assert progress[:3] == [
+        "  … 300 s: Installing collected packages: pathspec, packaging, scikit-build-core",
+        "  … 600 s: loading initial cache file /tmp/tmpk2v9/build/CMakeInit.txt",
+        "  … 900 s: -- Build files have been written to: /tmp/tmpk2v9/build",
+    ]
+    assert progress[3:6] == [
+        "  … 1200 s: step 1 of 79 (1%), estimating the time left: ggml.c.o",
+        "  … 1500 s: step 4 of 79 (5%), about 125 min left: ggml-cpu.cpp.o",
+        "  … 1800 s: step 79 of 79 (100%), under a minute left: llama-mtmd-cli",
+    ]
+
+
 FAKE_SERVER = """
 import json, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer

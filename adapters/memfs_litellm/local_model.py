@@ -201,6 +201,66 @@ def build_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+_NINJA_STEP = re.compile(r"^\s*\[(\d+)/(\d+)\]\s*(.*)$")
+_OUTPUT_FILE = re.compile(r"(?:^|\s)-o\s+(\S+)")
+
+
+def _step_target(command: str) -> str:
+    """What a build step makes, short: ninja ``-v`` prints whole compiler command lines."""
+    if command.startswith(("Building", "Linking", "Generating")):  # ninja without -v
+        return command[:120]
+    found = _OUTPUT_FILE.search(command)
+    word = found.group(1) if found else (command.split() or [""])[-1]
+    return word.strip("'\"").rsplit("/", 1)[-1][:120]
+
+
+def _duration(seconds: float) -> str:
+    return "under a minute" if seconds < 60 else f"about {round(seconds / 60)} min"
+
+
+@dataclass
+class BuildProgress:
+    """Steps done of total, read from the ``[N/M]`` lines ninja prints while it builds, and an
+    estimate of the time left at the rate since the first step seen (the configure step before
+    it says nothing about compile speed). make's ``[ 45%]`` lines carry no step count."""
+
+    done: int = 0
+    total: int = 0
+    target: str = ""
+    _first: tuple[float, int] | None = None  # (time, steps done) at the first step line seen
+
+    def observe(self, line: str, now: float) -> bool:
+        """Take ``line`` into account; True when it was a step line."""
+        found = _NINJA_STEP.match(line)
+        if not found:
+            return False
+        done, total = int(found.group(1)), int(found.group(2))
+        if not 0 < done <= total:
+            return False
+        if self._first is None or total != self.total or done < self.done:
+            self._first = (now, done)  # a first, or a new, ninja run: measure from here
+        self.done, self.total, self.target = done, total, _step_target(found.group(3))
+        return True
+
+    def seconds_left(self, now: float) -> float | None:
+        """None until two steps were seen some time apart."""
+        if self._first is None:
+            return None
+        since, first_done = self._first
+        if self.done <= first_done or now <= since:
+            return None
+        return (now - since) / (self.done - first_done) * (self.total - self.done)
+
+    def describe(self, now: float) -> str | None:
+        """``step 40 of 79 (51%), about 3 min left: llama-model.cpp.o``; None before a step."""
+        if not self.total:
+            return None
+        left = self.seconds_left(now)
+        eta = "estimating the time left" if left is None else f"{_duration(left)} left"
+        share = f"{self.done / self.total:.0%}"
+        return f"step {self.done} of {self.total} ({share}), {eta}: {self.target}"
+
+
 def _run(
     cmd: list[str],
     log: Any,
@@ -209,7 +269,8 @@ def _run(
     every_s: float = PROGRESS_EVERY_S,
     clock: Any = time.monotonic,
 ) -> None:
-    """Run ``cmd``; every ``every_s`` seconds log the elapsed time and its last output line.
+    """Run ``cmd``; every ``every_s`` seconds log the elapsed time and where it is: a build's
+    steps done of total with the time left (:class:`BuildProgress`), else its last output line.
 
     On failure the last lines of its output are in the error, so a compile error is readable
     without re-running anything.
@@ -217,6 +278,7 @@ def _run(
     log(f"$ {' '.join(cmd)}")
     started = last_report = clock()
     tail: list[str] = []
+    build = BuildProgress()
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, bufsize=1
     )
@@ -226,9 +288,10 @@ def _run(
         if line:
             tail = [*tail[-39:], line]
         now = clock()
+        build.observe(line, now)
         if now - last_report >= every_s:
             last_report = now
-            log(f"  … {now - started:.0f} s: {_progress_line(tail)}")
+            log(f"  … {now - started:.0f} s: {build.describe(now) or _progress_line(tail)}")
     code = proc.wait()
     if code != 0:
         raise OSError(
