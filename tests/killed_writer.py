@@ -28,6 +28,9 @@ class Kill:
     """Steps the child reported done before SIGKILL landed (every byte it wrote to the pipe)."""
     status: int
     """The child's wait status."""
+    step_s: float | None
+    """Seconds between the first and the last step the parent saw, per step (None under two):
+    how long a step takes on this machine now, to draw the next pause from."""
 
 
 def kill_after_steps(
@@ -45,12 +48,12 @@ def kill_after_steps(
             os._exit(1)
     os.close(write_end)
     try:
-        seen = _wait_for(read_end, pid, steps)
+        seen, step_s = _wait_for(read_end, pid, steps)
         if pause_s:
             time.sleep(pause_s)
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
-        return Kill(seen + _drain(read_end), status)
+        return Kill(seen + _drain(read_end), status, step_s)
     finally:
         os.close(read_end)
 
@@ -59,9 +62,10 @@ def _report(fd: int) -> None:
     os.write(fd, b".")
 
 
-def _wait_for(fd: int, pid: int, steps: int) -> int:
+def _wait_for(fd: int, pid: int, steps: int) -> tuple[int, float | None]:
     seen = 0
     deadline = time.monotonic() + WAIT_CAP_S
+    first = last = 0.0
     while seen < steps:
         ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
         chunk = os.read(fd, 4096) if ready else None
@@ -70,8 +74,11 @@ def _wait_for(fd: int, pid: int, steps: int) -> int:
             os.waitpid(pid, 0)
             why = "ended" if chunk == b"" else f"took over {WAIT_CAP_S:.0f}s"
             raise AssertionError(f"the writer {why} after {seen} of {steps} steps")
+        last = time.monotonic()
+        if not seen:
+            first = last
         seen += len(chunk)
-    return seen
+    return seen, ((last - first) / (seen - 1) if seen > 1 and last > first else None)
 
 
 def _drain(fd: int) -> int:

@@ -130,7 +130,11 @@ def test_memory_block_is_immune_and_crowds_out_the_conversation():
     fs.pipe_file("MEMORY.md", index.encode())
     history = conversation()[1:-1]
     turn = build_chat_turn(
-        transcript=history, user_message="NEWEST", manifest=AgentManifest(), fs=fs, system_prompt="S"
+        transcript=history,
+        user_message="NEWEST",
+        manifest=AgentManifest(),
+        fs=fs,
+        system_prompt="S",
     )
     block_tokens = message_tokens(turn.messages[-1])
     budget = messages_tokens([turn.messages[0], turn.messages[-1]]) + 50

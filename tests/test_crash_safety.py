@@ -3,7 +3,8 @@
 A forked child writes memory files (through MemFS, 200 B to 128 KB each) and appends to
 ``MEMORY.md`` with the conditional-write loop, forever, reporting each completed write through a
 pipe; the parent kills it once it has seen a random 0-8 completed writes, after a random pause of
-up to 2 ms (so the kill lands at different points inside the next write), 200 times on
+up to one write's duration as the last writer showed it (so the kill lands anywhere inside the
+next write), 200 times on
 ``LocalFileStore`` and 100 on ``FsspecFileStore`` over ``file://``. What each writer got done is
 counted, not timed, so a loaded machine runs the same test, only slower.
 After every kill each file must be one complete version (its own digest matches) no older than
@@ -122,11 +123,13 @@ def test_sigkilled_writer_never_leaves_a_torn_file(kind: str, kills: int, tmp_pa
     mid_write = 0
     leftovers_seen: set[tuple[str, int, int]] = set()
     writes = appends = 0
+    step_s = 0.002  # a write's duration, until the writers have shown how long one takes here
     started = time.perf_counter()
     for run in range(1, kills + 1):
         work = functools.partial(_writer, fs, run, rng.randrange(2**32))
-        pause = rng.uniform(0, 0.002)
+        pause = rng.uniform(0, step_s)
         kill = kill_after_steps(work, rng.randrange(2 * len(NAMES) + 1), pause_s=pause)
+        step_s = kill.step_s or step_s
         status = kill.status
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, (
             f"the writer stopped on its own (status {status}) instead of being killed"

@@ -340,19 +340,19 @@ def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
     fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, credential_guard=False)
     fs.pipe_file("memory/log.md", memory("log", "start"))
     rng = random.Random(18)
-    # Each writer reports every write it completes; it is killed up to 2 ms after it has completed
-    # a random 0-3: inside its first write, between the two files, or after a few. Kill at least
-    # 40 writers, and go on until they completed 40 writes and one reached the index; the count,
-    # not the machine's speed, decides when that is.
-    completed = 0
+    # Each writer reports every write it completes; it is killed once it has completed a random
+    # 0-3, up to one write's duration later: inside its first write, between the two files, or
+    # after a few (inside a blob, a record or the file). Kill at least 40 writers, and go on
+    # until they completed 40 writes and one reached the index; the count, not the machine's
+    # speed, decides when that is.
+    completed, step_s = 0, 0.002
     for run in range(300):
         if run >= 40 and completed > 40 and fs.exists("MEMORY.md"):
             break
-        pause = rng.uniform(0, 0.002)
-        steps = rng.randrange(4)
-        completed += kill_after_steps(
-            functools.partial(_killed_writer, str(root), run), steps, pause_s=pause
-        ).completed
+        work = functools.partial(_killed_writer, str(root), run)
+        kill = kill_after_steps(work, rng.randrange(4), pause_s=rng.uniform(0, step_s))
+        completed += kill.completed
+        step_s = kill.step_s or step_s  # a write's duration here, as this writer showed it
     history = History(fs)
     keys = record_keys(fs.store)
     # every completed write recorded its version (plus the first file's and any killed between
