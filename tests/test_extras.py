@@ -17,7 +17,8 @@ def test_require_returns_the_module_when_it_imports() -> None:
 def test_require_names_the_extra_and_the_missing_top_level_module(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(sys.modules, "s3fs", None)  # as if the s3 extra were not installed
+    for name in ("s3fs", "s3fs.core"):  # as if the s3 extra were not installed
+        monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(MissingExtraError) as caught:
         require("s3", "s3fs.core")
     err = caught.value
