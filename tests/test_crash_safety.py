@@ -1,8 +1,12 @@
 """Crash safety: a writer killed with SIGKILL at random moments never leaves a torn file.
 
 A forked child writes memory files (through MemFS, 200 B to 128 KB each) and appends to
-``MEMORY.md`` with the conditional-write loop, forever; the parent kills it after a random
-0-40 ms, 200 times on ``LocalFileStore`` and 100 on ``FsspecFileStore`` over ``file://``.
+``MEMORY.md`` with the conditional-write loop, forever, reporting each completed write through a
+pipe; the parent kills it once it has seen a random 0-8 completed writes, after a random pause of
+up to one write's duration as the last writer showed it (so the kill lands anywhere inside the
+next write), 200 times on
+``LocalFileStore`` and 100 on ``FsspecFileStore`` over ``file://``. What each writer got done is
+counted, not timed, so a loaded machine runs the same test, only slower.
 After every kill each file must be one complete version (its own digest matches) no older than
 the last one seen, every ``MEMORY.md`` line whole, and no temp or lock file visible in any
 listing. Afterwards the locks a killed child held must not block anyone, and one more write
@@ -18,6 +22,7 @@ import random
 import re
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,6 +31,7 @@ from memfs.stores import TEMP_PREFIX, FileStore, FsspecFileStore
 from memfs.tools import FileToolExecutor
 
 from tests.conftest import TODAY
+from tests.killed_writer import kill_after_steps
 
 KILLS = 200
 NAMES = ("user-role", "project-deadline", "feedback-style", "reference-runbook")
@@ -66,7 +72,7 @@ def _append(line: bytes, current: bytes | None) -> bytes:
     return (current or b"") + line
 
 
-def _writer(fs: MemFS, run: int, seed: int) -> None:
+def _writer(fs: MemFS, run: int, seed: int, step_done: Callable[[], None]) -> None:
     rng = random.Random(seed)
     version = run * 1_000_000
     start = rng.randrange(len(NAMES))  # so a short-lived writer still reaches every file
@@ -75,18 +81,10 @@ def _writer(fs: MemFS, run: int, seed: int) -> None:
         for name in order:
             version += 1
             fs.pipe_file(f"memory/{name}.md", _version(name, version, rng.choice(SIZES)))
+            step_done()
             line = f"- [run {run}](memory/user-role.md) — version {version}\n".encode()
             fs.update("MEMORY.md", functools.partial(_append, line))
-
-
-def _spawn_writer(fs: MemFS, run: int, seed: int) -> int:
-    pid = os.fork()
-    if pid == 0:  # the child: write until killed; never return into pytest
-        try:
-            _writer(fs, run, seed)
-        finally:
-            os._exit(1)
-    return pid
+            step_done()
 
 
 def _on_disk_leftovers(root: Path) -> set[tuple[str, int, int]]:
@@ -124,15 +122,20 @@ def test_sigkilled_writer_never_leaves_a_torn_file(kind: str, kills: int, tmp_pa
     index_lines = 0
     mid_write = 0
     leftovers_seen: set[tuple[str, int, int]] = set()
+    writes = appends = 0
+    step_s = 0.002  # a write's duration, until the writers have shown how long one takes here
     started = time.perf_counter()
     for run in range(1, kills + 1):
-        pid = _spawn_writer(fs, run, rng.randrange(2**32))
-        time.sleep(rng.uniform(0, 0.04))
-        os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
+        work = functools.partial(_writer, fs, run, rng.randrange(2**32))
+        pause = rng.uniform(0, step_s)
+        kill = kill_after_steps(work, rng.randrange(2 * len(NAMES) + 1), pause_s=pause)
+        step_s = kill.step_s or step_s
+        status = kill.status
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, (
             f"the writer stopped on its own (status {status}) instead of being killed"
         )
+        writes += kill.completed
+        appends += kill.completed // 2  # the steps alternate: a file write, then an append
         for name in NAMES:
             version = _check_version(fs.raw.cat_file(f"memory/{name}.md"), name)
             assert version >= seen[name], f"{name} went back from {seen[name]} to {version}"
@@ -161,8 +164,10 @@ def test_sigkilled_writer_never_leaves_a_torn_file(kind: str, kills: int, tmp_pa
     fs.update("MEMORY.md", lambda b: (b or b"") + last)
     assert _on_disk_leftovers(root) == set()
     assert sum(v > 0 for v in seen.values()) == len(NAMES), "the writer never got to write"
+    assert index_lines >= appends, "an append the writer reported done is missing from MEMORY.md"
     print(
-        f"\n[crash {kind}] {kills} SIGKILLs in {elapsed:.1f}s: 0 torn files, 0 versions gone "
+        f"\n[crash {kind}] {kills} SIGKILLs in {elapsed:.1f}s after {writes} completed writes: "
+        "0 torn files, 0 versions gone "
         f"back; {mid_write} kills landed mid-write (a temp or lock file was left); "
         f"{on_disk} temp/lock files on disk at the end (at most 2 per file), 0 in listings; "
         f"{index_lines} MEMORY.md lines appended by killed writers, all whole"

@@ -13,10 +13,7 @@ import functools
 import itertools
 import json
 import multiprocessing
-import os
 import random
-import signal
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +43,7 @@ from memfs.versions import (
 )
 
 from tests.conftest import TODAY, make_store
+from tests.killed_writer import kill_after_steps
 
 T0 = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
 
@@ -325,14 +323,16 @@ def _plus(line: bytes, current: bytes | None) -> bytes:
     return (current or b"") + line
 
 
-def _killed_writer(root: str, run: int) -> None:
+def _killed_writer(root: str, run: int, step_done: Callable[[], None]) -> None:
     fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, credential_guard=False)
     rng = random.Random(run)
     for i in itertools.count():
         body = f"run {run} write {i} " * rng.choice((5, 500, 5000))
         fs.pipe_file("memory/log.md", memory("log", body))
+        step_done()
         line = f"- run {run} {i}\n".encode()
         fs.update("MEMORY.md", functools.partial(_plus, line))
+        step_done()
 
 
 def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
@@ -340,23 +340,24 @@ def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
     fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, credential_guard=False)
     fs.pipe_file("memory/log.md", memory("log", "start"))
     rng = random.Random(18)
-    # Kill writers at random moments until they have written 40 versions and reached the index
-    # (a loaded machine gets less done per writer); at most 300 kills.
+    # Each writer reports every write it completes; it is killed once it has completed a random
+    # 0-3, up to one write's duration later: inside its first write, between the two files, or
+    # after a few (inside a blob, a record or the file). Kill at least 40 writers, and go on
+    # until they completed 40 writes and one reached the index; the count, not the machine's
+    # speed, decides when that is.
+    completed, step_s = 0, 0.002
     for run in range(300):
-        if run >= 40 and len(record_keys(fs.store)) > 40 and fs.exists("MEMORY.md"):
+        if run >= 40 and completed > 40 and fs.exists("MEMORY.md"):
             break
-        pid = os.fork()
-        if pid == 0:
-            try:
-                _killed_writer(str(root), run)
-            finally:
-                os._exit(1)
-        time.sleep(rng.uniform(0.005, 0.05))
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        work = functools.partial(_killed_writer, str(root), run)
+        kill = kill_after_steps(work, rng.randrange(4), pause_s=rng.uniform(0, step_s))
+        completed += kill.completed
+        step_s = kill.step_s or step_s  # a write's duration here, as this writer showed it
     history = History(fs)
     keys = record_keys(fs.store)
-    assert len(keys) > 40  # the writers got to write, and were killed at every stage
+    # every completed write recorded its version (plus the first file's and any killed between
+    # its record and its file): the writers got to write, and were killed at every stage
+    assert completed > 40 and len(keys) > completed
     for key in keys:  # every record is whole JSON naming a stored blob (blob before record)
         record = VersionRecord.from_bytes(fs.store.read(key))
         if record.sha256 is not None:

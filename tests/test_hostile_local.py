@@ -156,8 +156,14 @@ while True:
 """
 
 
-def symlink_race(store: Any, root: Path, outside: Path, *, seconds: float) -> RaceFigures:
+def symlink_race(
+    store: Any, root: Path, outside: Path, *, rounds: int, cap_s: float = 120.0
+) -> RaceFigures:
     """Reads, writes and listings while another process swaps links in and out of the path.
+
+    Runs ``rounds`` rounds (two reads, a write, two listings each) and then on until at least one
+    operation met a swapped-in link and was refused, so the race is known to have happened; a
+    loaded machine takes longer, not fewer rounds. ``cap_s`` only bounds the wait for that.
 
     The attacker process swaps, as fast as it can and atomically (``renameat2`` with
     ``RENAME_EXCHANGE``), the regular file ``memory/f.md`` with a link to an outside file and
@@ -178,9 +184,9 @@ def symlink_race(store: Any, root: Path, outside: Path, *, seconds: float) -> Ra
     )
     try:
         assert attacker.stdout is not None and attacker.stdout.readline() == "ready\n"
-        deadline = time.monotonic() + seconds
+        deadline = time.monotonic() + cap_s
         i = 0
-        while time.monotonic() < deadline:
+        while (i < rounds or figures.refused == 0) and time.monotonic() < deadline:
             i += 1
             for path in ("memory/f.md", "memory/d/a.md"):
                 figures.reads += 1
@@ -226,9 +232,9 @@ def test_symlinks_swapped_in_during_reads_and_writes_never_escape(
     kind: str, tmp_path: Path
 ) -> None:
     w = World(kind, tmp_path)
-    figures = symlink_race(w.store, w.root, w.outside, seconds=1.5)
+    figures = symlink_race(w.store, w.root, w.outside, rounds=150)
     print(f"\n[symlink race {kind}] {figures}")
-    assert figures.reads > 200 and figures.writes > 50, figures  # the race really ran
+    assert figures.reads >= 300 and figures.writes >= 150, figures  # the race really ran
     assert figures.escapes == 0, figures
     assert figures.outside_changes == [], figures.outside_changes
     assert figures.refused > 0  # the links were met, and refused
