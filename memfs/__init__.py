@@ -57,11 +57,15 @@ _EXPORTS: dict[str, str] = {
     "MoveConflictError": "memfs.errors",
     "MemoryFileTooLargeError": "memfs.errors",
     "ConditionalWriteTooLargeError": "memfs.errors",
-    "SearchPatternError": "memfs.search",
-    "ToolCallError": "memfs.tools",
-    "VersionError": "memfs.history",
-    "FrontmatterStampError": "memfs.frontmatter_block",
-    "MissingExtraError": "memfs.extras",
+    "BucketNotFoundError": "memfs.errors",
+    "SearchPatternError": "memfs.errors",
+    "ToolCallError": "memfs.errors",
+    "VersionError": "memfs.errors",
+    "FrontmatterStampError": "memfs.errors",
+    "MissingPackageError": "memfs.errors",
+    "MissingExtraError": "memfs.errors",
+    "describe_storage_failure": "memfs.errors",
+    "is_expected_failure": "memfs.errors",
     # memory files, the index, the reminder
     "MemoryRecord": "memfs.records",
     "parse_memory": "memfs.records",
@@ -136,27 +140,31 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     from memfs.context import FRAMINGS, Framing, build_context_block
     from memfs.counting import CountingFileStore, StoreCalls
     from memfs.errors import (
+        BucketNotFoundError,
         ConditionalWriteTooLargeError,
         CredentialRefusedError,
+        FrontmatterStampError,
         MemoryFileTooLargeError,
+        MissingExtraError,
+        MissingPackageError,
         MoveConflictError,
         PathConflictError,
         PreconditionFailedError,
         ReadOnlyError,
+        SearchPatternError,
+        ToolCallError,
         UnsafePathError,
         UpdateConflictError,
+        VersionError,
         WriteConflictError,
         describe_mode,
+        describe_storage_failure,
+        is_expected_failure,
         message,
     )
-    from memfs.extras import MissingExtraError
     from memfs.filesystem import UNKNOWN_ACTOR, MemFS, MemFSFile, utc_today
-    from memfs.frontmatter_block import (
-        FrontmatterStampError,
-        parse_yaml_mapping,
-        split_frontmatter,
-    )
-    from memfs.history import History, VersionError
+    from memfs.frontmatter_block import parse_yaml_mapping, split_frontmatter
+    from memfs.history import History
     from memfs.layout import (
         INDEX_FILE,
         INDEX_NAME,
@@ -174,7 +182,6 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     from memfs.records import MemoryRecord, parse_memory
     from memfs.search import (
         SearchArgs,
-        SearchPatternError,
         SearchResult,
         format_matches,
         search_memory,
@@ -198,7 +205,6 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
         FILE_TOOLS,
         FILE_WRITE_TOOLS,
         FileToolExecutor,
-        ToolCallError,
         ToolCallRecord,
         file_tool_schemas,
         parse_arguments,
