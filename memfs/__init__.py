@@ -44,7 +44,8 @@ _EXPORTS: dict[str, str] = {
     "MEMORY_DIR": "memfs.layout",
     "detect_layout": "memfs.layout",
     "resolve_layout": "memfs.layout",
-    # errors (all of them live in memfs.errors)
+    # errors (all of them live in memfs.errors), and the distribution an install hint names
+    "DISTRIBUTION": "memfs.errors",
     "message": "memfs.errors",
     "describe_mode": "memfs.errors",
     "UnsafePathError": "memfs.errors",
@@ -140,6 +141,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     from memfs.context import FRAMINGS, Framing, build_context_block
     from memfs.counting import CountingFileStore, StoreCalls
     from memfs.errors import (
+        DISTRIBUTION,
         BucketNotFoundError,
         ConditionalWriteTooLargeError,
         CredentialRefusedError,
