@@ -27,7 +27,7 @@ pytest.importorskip("moto")
 
 import mcp_types as types
 from mcp import Client, StdioServerParameters
-from memfs import FsspecFileStore, MemFS
+from memfs import FsspecFileStore, InMemoryFileStore, MemFS
 
 from memfs_mcp.server import ServerState, call_tool
 from tests.test_s3 import BUCKET, KEY, SECRET, S3Server, s3_server  # noqa: F401
@@ -171,7 +171,10 @@ S3_CASES = {
 
 @pytest.mark.parametrize("case", list(S3_CASES))
 def test_an_s3_failure_reads_the_same_on_the_cli_and_over_mcp(
-    case: str, s3_server: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    case: str,
+    s3_server: S3Server,  # noqa: F811 (the fixture, imported from test_s3)
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     endpoint = s3_server.endpoint
     url = f"s3://{BUCKET}/items/1"
@@ -186,3 +189,61 @@ def test_an_s3_failure_reads_the_same_on_the_cli_and_over_mcp(
                               timeout=120)  # fmt: skip
         assert cli_line(done, command[0]) == expected
     assert _mcp_read_index(url, env, monkeypatch) == expected
+
+
+# -- one failure, every surface -------------------------------------------------------------------
+
+
+def _no_credentials(*_args: Any, **_kwargs: Any) -> Any:
+    from botocore.exceptions import NoCredentialsError
+
+    raise NoCredentialsError()
+
+
+class _NoCredentialsStore(InMemoryFileStore):
+    """An S3-like store (it has a URL) whose every call fails as botocore does without
+    credentials: botocore's own class, which s3fs lets through untranslated."""
+
+    url = "s3://bucket/items/42"
+    read = write = ls = exists = is_dir = listdir = delete = mkdir = rmdir = _no_credentials
+
+
+def test_every_surface_says_a_backend_failure_in_the_same_words() -> None:
+    from anthropic.tools import ToolError
+    from botocore.exceptions import NoCredentialsError
+    from memfs import FileToolExecutor, describe_storage_failure
+    from memfs.cli import failure_line
+
+    from memfs_anthropic import MemFSMemoryTool
+
+    said = describe_storage_failure(NoCredentialsError(), _NoCredentialsStore.url)
+    assert said.startswith("no usable S3 credentials for s3://bucket/items/42 (")
+    fs = MemFS(_NoCredentialsStore())
+    args = SimpleNamespace(workspace=_NoCredentialsStore.url)
+    assert failure_line(NoCredentialsError(), args) == said  # memfs COMMAND: …
+    tools = FileToolExecutor(fs)
+    assert tools.execute("read_file", {"path": "memory/x.md"}) == f"Error: {said}"
+    assert tools.execute("write_file", {"path": "x.md", "content": "x"}) == f"Error: {said}"
+    with pytest.raises(ToolError) as e:
+        MemFSMemoryTool(fs).call({"command": "view", "path": "/memories/x.md"})
+    assert str(e.value) == said
+    state = ServerState.of(fs)
+    context: Any = SimpleNamespace(session=SimpleNamespace(client_params=None))
+    params = types.CallToolRequestParams(name="list_files", arguments={"path": ""})
+
+    async def go() -> types.CallToolResult:
+        return await call_tool(state, context, params)
+
+    assert mcp_text(anyio.run(go)) == said
+
+
+def test_a_bug_is_not_worded_as_a_storage_failure() -> None:
+    from memfs import FileToolExecutor, is_expected_failure
+
+    class Broken(InMemoryFileStore):
+        def read(self, path: str) -> bytes:
+            raise RuntimeError("a bug")
+
+    assert not is_expected_failure(RuntimeError("a bug"))
+    with pytest.raises(RuntimeError, match="a bug"):
+        FileToolExecutor(MemFS(Broken())).execute("read_file", {"path": "x.md"})
