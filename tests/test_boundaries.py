@@ -94,3 +94,41 @@ def test_no_import_cycle_in_the_core() -> None:
     graph = _graph()
     for module in graph:
         assert module not in _reach(graph, module), f"{module} imports itself through a cycle"
+
+
+def test_errors_is_the_bottom_of_the_import_graph() -> None:
+    """memfs.errors imports no other memfs module, so any module can raise its errors."""
+    assert _graph()["memfs.errors"] == set()
+
+
+_EXCEPTION_BASES = {"Exception", "ValueError", "OSError", "ImportError", "RuntimeError"}
+
+
+def test_every_public_error_class_of_the_core_lives_in_errors() -> None:
+    """A class deriving from an exception, anywhere in memfs/ but errors.py, is private (a
+    signal inside one module) or it belongs in memfs.errors."""
+    for path in CORE.rglob("*.py"):
+        if path == CORE / "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+                continue
+            bases = {b.id for b in node.bases if isinstance(b, ast.Name)}
+            bases |= {b.attr for b in node.bases if isinstance(b, ast.Attribute)}
+            is_error = bases & _EXCEPTION_BASES or any(b.endswith("Error") for b in bases)
+            assert not is_error, f"{path.relative_to(ROOT)}: {node.name} belongs in memfs.errors"
+
+
+def test_moved_errors_are_still_importable_from_their_old_modules() -> None:
+    import memfs
+    from memfs import errors, extras, frontmatter_block, history, search, tools
+
+    for module, name in (
+        (history, "VersionError"),
+        (search, "SearchPatternError"),
+        (frontmatter_block, "FrontmatterStampError"),
+        (tools, "ToolCallError"),
+        (extras, "MissingExtraError"),
+    ):
+        assert getattr(module, name) is getattr(errors, name) is getattr(memfs, name)
+        assert memfs._EXPORTS[name] == "memfs.errors"

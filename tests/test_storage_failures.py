@@ -7,6 +7,7 @@ stdio for the local disk; in-process on S3, where ``memfs mcp`` itself would ref
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import socket
@@ -99,8 +100,8 @@ def test_local_permission_denied_reads_the_same(unreadable_memory: Path) -> None
         "Cannot read 'memory/user-role.md': Permission denied. The workspace's file permissions "
         "do not allow it; nothing was changed."
     )
-    command, *args = [*prefix, *CLI, "mcp", ws]
-    server = StdioServerParameters(command=command, args=args, cwd="/")
+    argv = [*prefix, *CLI, "mcp", ws]
+    server = StdioServerParameters(command=argv[0], args=argv[1:], cwd="/")
 
     async def go() -> str:
         async with Client(server, read_timeout_seconds=60) as client:
@@ -219,7 +220,7 @@ def test_every_surface_says_a_backend_failure_in_the_same_words() -> None:
     said = describe_storage_failure(NoCredentialsError(), _NoCredentialsStore.url)
     assert said.startswith("no usable S3 credentials for s3://bucket/items/42 (")
     fs = MemFS(_NoCredentialsStore())
-    args = SimpleNamespace(workspace=_NoCredentialsStore.url)
+    args = argparse.Namespace(workspace=_NoCredentialsStore.url)
     assert failure_line(NoCredentialsError(), args) == said  # memfs COMMAND: …
     tools = FileToolExecutor(fs)
     assert tools.execute("read_file", {"path": "memory/x.md"}) == f"Error: {said}"
