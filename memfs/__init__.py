@@ -44,7 +44,8 @@ _EXPORTS: dict[str, str] = {
     "MEMORY_DIR": "memfs.layout",
     "detect_layout": "memfs.layout",
     "resolve_layout": "memfs.layout",
-    # errors (all of them live in memfs.errors)
+    # errors (all of them live in memfs.errors), and the distribution an install hint names
+    "DISTRIBUTION": "memfs.errors",
     "message": "memfs.errors",
     "describe_mode": "memfs.errors",
     "UnsafePathError": "memfs.errors",
@@ -57,11 +58,15 @@ _EXPORTS: dict[str, str] = {
     "MoveConflictError": "memfs.errors",
     "MemoryFileTooLargeError": "memfs.errors",
     "ConditionalWriteTooLargeError": "memfs.errors",
-    "SearchPatternError": "memfs.search",
-    "ToolCallError": "memfs.tools",
-    "VersionError": "memfs.history",
-    "FrontmatterStampError": "memfs.frontmatter_block",
-    "MissingExtraError": "memfs.extras",
+    "BucketNotFoundError": "memfs.errors",
+    "SearchPatternError": "memfs.errors",
+    "ToolCallError": "memfs.errors",
+    "VersionError": "memfs.errors",
+    "FrontmatterStampError": "memfs.errors",
+    "MissingPackageError": "memfs.errors",
+    "MissingExtraError": "memfs.errors",
+    "describe_storage_failure": "memfs.errors",
+    "is_expected_failure": "memfs.errors",
     # memory files, the index, the reminder
     "MemoryRecord": "memfs.records",
     "parse_memory": "memfs.records",
@@ -150,27 +155,32 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     )
     from memfs.counting import CountingFileStore, StoreCalls
     from memfs.errors import (
+        DISTRIBUTION,
+        BucketNotFoundError,
         ConditionalWriteTooLargeError,
         CredentialRefusedError,
+        FrontmatterStampError,
         MemoryFileTooLargeError,
+        MissingExtraError,
+        MissingPackageError,
         MoveConflictError,
         PathConflictError,
         PreconditionFailedError,
         ReadOnlyError,
+        SearchPatternError,
+        ToolCallError,
         UnsafePathError,
         UpdateConflictError,
+        VersionError,
         WriteConflictError,
         describe_mode,
+        describe_storage_failure,
+        is_expected_failure,
         message,
     )
-    from memfs.extras import MissingExtraError
     from memfs.filesystem import UNKNOWN_ACTOR, MemFS, MemFSFile, utc_today
-    from memfs.frontmatter_block import (
-        FrontmatterStampError,
-        parse_yaml_mapping,
-        split_frontmatter,
-    )
-    from memfs.history import History, VersionError
+    from memfs.frontmatter_block import parse_yaml_mapping, split_frontmatter
+    from memfs.history import History
     from memfs.index import MemoryIndex, parse_index
     from memfs.layout import (
         INDEX_FILE,
@@ -189,7 +199,6 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     from memfs.records import MemoryRecord, parse_memory
     from memfs.search import (
         SearchArgs,
-        SearchPatternError,
         SearchResult,
         format_matches,
         search_memory,
@@ -213,7 +222,6 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
         FILE_TOOLS,
         FILE_WRITE_TOOLS,
         FileToolExecutor,
-        ToolCallError,
         ToolCallRecord,
         file_tool_schemas,
         parse_arguments,

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from memfs.errors import message
+from memfs.errors import MissingPackageError, describe_storage_failure, is_expected_failure
 from memfs.extras import DISTRIBUTION, MissingExtraError, extra_for
 
 EXIT_OK = 0
@@ -138,38 +138,14 @@ def _add_unavailable(sub: Any, name: str, err: ImportError) -> None:
 
 def failure_line(e: BaseException, args: argparse.Namespace | None = None) -> str | None:
     """The one line for an expected failure, or None for a bug (which keeps its traceback)."""
+    if isinstance(e, MissingPackageError):
+        return str(e)
     if isinstance(e, ImportError):
         extra = extra_for(e)
-        if extra is None:
-            return None
-        if not isinstance(e, MissingExtraError):
-            e = MissingExtraError(extra, e.name or extra)
-        return str(e)
-    if isinstance(e, (OSError, ValueError)):
-        return message(e)
-    return _backend_failure(e, getattr(args, "workspace", None))
-
-
-def _backend_failure(e: BaseException, workspace: str | None) -> str | None:
-    """botocore's own errors (s3fs lets some through untranslated), named without importing it."""
-    names = {c.__name__ for c in type(e).__mro__ if c.__module__.startswith("botocore")}
-    if not names:
+        return None if extra is None else str(MissingExtraError(extra, e.name or extra))
+    if not is_expected_failure(e):
         return None
-    where = f" for {workspace}" if workspace else ""
-    if names & {"NoCredentialsError", "PartialCredentialsError", "CredentialRetrievalError"}:
-        return (
-            f"no usable S3 credentials{where} ({e}). Set AWS_ACCESS_KEY_ID and "
-            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) in the environment, then run the command "
-            "again."
-        )
-    if "EndpointConnectionError" in names:
-        return (
-            f"cannot reach the storage endpoint{where} ({e}); check AWS_ENDPOINT_URL and the "
-            "network."
-        )
-    if "BotoCoreError" in names or "ClientError" in names:
-        return f"the storage backend refused the request{where}: {e}"
-    return None
+    return describe_storage_failure(e, getattr(args, "workspace", None))
 
 
 def _stdout_closed() -> int:

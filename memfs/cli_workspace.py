@@ -15,12 +15,16 @@ import json
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
+from memfs.errors import BucketNotFoundError
 from memfs.filesystem import MemFS
 from memfs.layout import LAYOUT_CHOICES, Detection, Layout, resolve_layout
 from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
 
 if TYPE_CHECKING:  # the manifest's pydantic models load with the commands that read one
     from memfs.manifest import AgentManifest
+
+_NOT_A_WORKSPACE = ("http", "https")
+"""fsspec protocols that can read a file but cannot list or write a directory reliably."""
 
 WORKSPACE_HELP = "workspace directory or fsspec URL (s3://bucket/items/42)"
 
@@ -32,6 +36,12 @@ def open_store(target: str, *, create: bool = False, offer_create: bool = False)
     if target.startswith("file://"):
         target = target[len("file://") :] or "/"
     if "://" in target:
+        if target.split("://", 1)[0].split("::")[-1].lower() in _NOT_A_WORKSPACE:
+            raise ValueError(
+                f"{target!r} is a web address, and a workspace cannot live behind one: HTTP "
+                "gives memfs no directory listing or writes to rely on. Give a local directory "
+                "or an object store URL such as s3://bucket/items/42."
+            )
         store = FsspecFileStore(target)
         _check_bucket(store, target)
         return store
@@ -52,11 +62,12 @@ def open_store(target: str, *, create: bool = False, offer_create: bool = False)
 
 
 def _check_bucket(store: FileStore, target: str) -> None:
-    """On an object store (S3, GCS, Azure: no root directory) the URL's first segment is a
-    bucket, and it must exist. A prefix with nothing under it is an empty workspace (a new
-    item has no objects yet), so without this a mistyped bucket would read as one."""
+    """On an object store (S3, GCS, Azure: a filesystem that splits a path into bucket and key)
+    the URL's first segment is a bucket, and it must exist. A prefix with nothing under it is an
+    empty workspace (a new item has no objects yet), so without this a mistyped bucket would read
+    as one. A filesystem without buckets (``http://``) is not asked."""
     fs = getattr(store, "fs", None)
-    if fs is None or getattr(fs, "root_marker", "/") != "":
+    if fs is None or not hasattr(fs, "split_path"):
         return
     bucket = str(getattr(store, "root", "")).split("/", 1)[0]
     if not bucket:
@@ -64,12 +75,7 @@ def _check_bucket(store: FileStore, target: str) -> None:
     try:  # info, not exists: exists reads an unreachable endpoint as a missing bucket
         fs.info(bucket)
     except FileNotFoundError:
-        raise FileNotFoundError(
-            errno.ENOENT,
-            f"No bucket {bucket!r} for {target!r}, or none these credentials can see. Check the "
-            "bucket name (memfs does not create buckets).",
-            target,
-        ) from None
+        raise BucketNotFoundError(bucket, target) from None
 
 
 class Workspace(NamedTuple):

@@ -7,11 +7,16 @@ what was wrong and what to do instead: an agent reads these.
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 import os
 import stat
 from collections.abc import Sequence
 from typing import Protocol
+from urllib.parse import urlsplit
+
+DISTRIBUTION = "memfs-workspace"
+"""The distribution an install hint names (``pip install 'memfs-workspace[s3]'``)."""
 
 _RELATIVE_ADVICE = (
     "Use a path relative to the workspace root, such as 'memory/user-role.md' or 'MEMORY.md'."
@@ -441,24 +446,197 @@ class ConditionalWriteTooLargeError(OSError):
         return (type(self), (self.path, self.size, self.limit, self.backend))
 
 
+# -- refusals raised above the filesystem (kept here so that every error has one home) ------------
+
+
+class VersionError(ValueError):
+    """A version that cannot be named, found or used as asked; nothing was changed."""
+
+
+class SearchPatternError(ValueError):
+    """A pattern that cannot be searched for (empty, multi-line, an invalid regex, or one that
+    ran past the time limit)."""
+
+
+class ToolCallError(ValueError):
+    """A tool call the executor could not run; its message is what the model reads."""
+
+
+class FrontmatterStampError(ValueError):
+    """A memory write refused: its frontmatter claims a date the workspace cannot stamp.
+
+    Nothing was stored. The message names the path, says what in the frontmatter stops the
+    stamp and how to write it instead.
+    """
+
+    def __init__(self, path: str, why: str, today: dt.date) -> None:
+        self.path, self.why = path, why
+        shown = repr(path) if path else "the memory file"
+        super().__init__(
+            f"Refused to write {shown}: {why}. Nothing was written. A memory file's date is "
+            "metadata.recorded, which the workspace sets on every write so that the staleness "
+            "reminder can be trusted; write the frontmatter as plain YAML lines, with metadata "
+            f"as a block:\n---\nname: ...\ndescription: ...\nmetadata:\n  type: ...\n"
+            f"  recorded: {today.isoformat()}\n---"
+        )
+
+
+# -- what is not installed ------------------------------------------------------------------------
+
+
+class MissingPackageError(ImportError):
+    """A storage backend or a command needs a package that is not installed.
+
+    ``needed_for`` says what needs it (``"gs:// URLs (fsspec's gcsfs)"``)."""
+
+    def __init__(self, missing: str, needed_for: str) -> None:
+        self.missing = missing
+        super().__init__(
+            f"{needed_for} need the package {missing!r}, which is not installed. Install it with "
+            f"`pip install {missing}`, then run the command again.",
+            name=missing,
+        )
+
+
+class MissingExtraError(MissingPackageError):
+    """A command needs an optional extra of this distribution that is not installed."""
+
+    def __init__(self, extra: str, missing: str) -> None:
+        self.extra, self.missing = extra, missing
+        ImportError.__init__(
+            self,
+            f"this needs the '{extra}' extra, and {missing!r} is not installed. Install it with "
+            f"`pip install '{DISTRIBUTION}[{extra}]'` (in a checkout: `make sync`, which "
+            "installs every extra).",
+            name=missing,
+        )
+
+
+# -- storage that cannot be used ------------------------------------------------------------------
+
+
+class BucketNotFoundError(OSError):
+    """An object store's bucket that does not exist, or that the credentials cannot see.
+
+    ``errno.ENOENT``, but deliberately not a :class:`FileNotFoundError`: code that reads a
+    missing file as empty (the index, the context block) must not read a missing bucket as an
+    empty workspace."""
+
+    def __init__(self, bucket: str, target: str) -> None:
+        self.bucket, self.target = bucket, target
+        super().__init__(
+            errno.ENOENT,
+            f"No bucket {bucket!r} for {target!r}, or none these credentials can see. Check the "
+            "bucket name (memfs does not create buckets).",
+            target,
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.bucket, self.target))
+
+
+# Errors whose message already says what went wrong and what to do; any other OSError or
+# ValueError gets the action in front ("read_file failed: …") where a surface names one.
+_SELF_EXPLAINING = (
+    PermissionError,
+    FileNotFoundError,
+    IsADirectoryError,
+    NotADirectoryError,
+    BucketNotFoundError,
+)
+_CREDENTIALS = {"NoCredentialsError", "PartialCredentialsError", "CredentialRetrievalError"}
+_UNREACHABLE = {"EndpointConnectionError", "ConnectTimeoutError", "ClientConnectorError"}
+
+
+def _third_party(e: BaseException) -> set[str]:
+    """The class names of a botocore or aiohttp error (named without importing either)."""
+    return {
+        c.__name__ for c in type(e).__mro__ if c.__module__.split(".")[0] in ("botocore", "aiohttp")
+    }
+
+
+def is_expected_failure(e: BaseException) -> bool:
+    """Whether ``e`` is a failure a caller words for a person or an agent (an ``OSError``, a
+    ``ValueError``, a storage backend's own error), as opposed to a bug, which keeps its
+    traceback."""
+    return isinstance(e, (OSError, ValueError)) or bool(_third_party(e))
+
+
+def _endpoint(e: BaseException) -> str:
+    """``scheme://host:port`` of the endpoint a connection error was for, or ''."""
+    kwargs = getattr(e, "kwargs", None)
+    url = str(kwargs.get("endpoint_url", "")) if isinstance(kwargs, dict) else ""
+    if not url:  # aiohttp: the connection key names host and port
+        key = getattr(e, "conn_key", None)
+        if key is not None and getattr(key, "host", None):
+            scheme = "https" if getattr(key, "is_ssl", False) else "http"
+            return f"{scheme}://{key.host}:{key.port}"
+        return ""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else url
+
+
+def describe_storage_failure(
+    e: BaseException, target: str | None = None, *, action: str | None = None
+) -> str:
+    """The one line that says what failed and what to do, the same on every surface.
+
+    ``target`` names the workspace (the URL a command was given, a store's ``url``); ``action``
+    (``"read_file"``) goes in front of a failure whose own words do not say what failed (an
+    ``EIO`` from a backend, an exception of unknown kind). The CLI prints the line after
+    ``memfs COMMAND:``, the file tools and the MCP server after ``Error:``.
+    """
+    where = f" for {target}" if target else ""
+    names = _third_party(e)
+    if names & _CREDENTIALS:
+        return (
+            f"no usable S3 credentials{where} ({e}). Set AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) in the environment, then run the command "
+            "again."
+        )
+    if names & _UNREACHABLE:
+        endpoint = _endpoint(e)
+        check = "AWS_ENDPOINT_URL" if "botocore" in type(e).__module__ else "the URL"
+        return (
+            f"cannot reach the storage endpoint{f' {endpoint}' if endpoint else ''}{where}; "
+            f"check {check} and the network."
+        )
+    if names:
+        return f"the storage backend refused the request{where}: {' '.join(str(e).split())}"
+    text = message(e) or type(e).__name__
+    if action and not isinstance(e, _SELF_EXPLAINING):
+        return f"{action} failed: {text}"
+    return text
+
+
 __all__ = [
+    "DISTRIBUTION",
+    "BucketNotFoundError",
     "ConditionalWriteTooLargeError",
     "CredentialRefusedError",
+    "FrontmatterStampError",
     "MemoryFileTooLargeError",
+    "MissingExtraError",
+    "MissingPackageError",
     "MoveConflictError",
     "PathConflictError",
     "PreconditionFailedError",
     "ReadOnlyError",
+    "SearchPatternError",
+    "ToolCallError",
     "UnsafePathError",
     "UpdateConflictError",
+    "VersionError",
     "WriteConflictError",
     "already_exists",
     "describe_mode",
+    "describe_storage_failure",
     "hard_linked",
     "host_error",
     "is_a_directory",
     "is_a_file",
     "is_a_symlink",
+    "is_expected_failure",
     "message",
     "move_into_itself",
     "not_a_directory",

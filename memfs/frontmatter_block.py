@@ -29,6 +29,8 @@ from typing import Any, Literal, NamedTuple
 
 import yaml
 
+from memfs.errors import FrontmatterStampError
+
 
 class _Loader(yaml.SafeLoader):
     """Safe loader that leaves timestamps as text, so a bad date is a bad date, not bad YAML.
@@ -552,25 +554,6 @@ _DATE_KEY = re.compile(
 )
 _METADATA_KEY_LINE = re.compile(r"""^["']?metadata["']?[ \t]*:(?P<rest>.*)$""")
 _RECORDED_KEY = re.compile(r"""^["']?recorded["']?[ \t]*:""")
-
-
-class FrontmatterStampError(ValueError):
-    """A memory write refused: its frontmatter claims a date the workspace cannot stamp.
-
-    Nothing was stored. The message names the path, says what in the frontmatter stops the
-    stamp and how to write it instead.
-    """
-
-    def __init__(self, path: str, why: str, today: dt.date) -> None:
-        self.path, self.why = path, why
-        shown = repr(path) if path else "the memory file"
-        super().__init__(
-            f"Refused to write {shown}: {why}. Nothing was written. A memory file's date is "
-            "metadata.recorded, which the workspace sets on every write so that the staleness "
-            "reminder can be trusted; write the frontmatter as plain YAML lines, with metadata "
-            f"as a block:\n---\nname: ...\ndescription: ...\nmetadata:\n  type: ...\n"
-            f"  recorded: {today.isoformat()}\n---"
-        )
 
 
 class _CannotStamp(Exception):

@@ -23,16 +23,12 @@ from pydantic import BaseModel, Field
 
 from memfs import versions
 from memfs.conflicts import content_sha256
-from memfs.errors import PreconditionFailedError
+from memfs.errors import PreconditionFailedError, VersionError
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
 from memfs.versions import Retention, VersionRecord
 
 Status = Literal["current", "applied", "recorded, not applied", "redacted"]
-
-
-class VersionError(ValueError):
-    """A version that cannot be named, found or used as asked; nothing was changed."""
 
 
 class Version(BaseModel):

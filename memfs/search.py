@@ -31,6 +31,7 @@ import regex as _regex
 from pydantic import BaseModel, ConfigDict, Field
 
 from memfs import errors
+from memfs.errors import SearchPatternError
 from memfs.filesystem import MemFS
 from memfs.frontmatter_block import split_frontmatter
 from memfs.tags import escape_for_agent
@@ -52,11 +53,6 @@ MAX_LINE_CHARS = 240
 _KEY = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:")
 
 Part = Literal["name", "description", "body"]
-
-
-class SearchPatternError(ValueError):
-    """A pattern that cannot be searched for (empty, multi-line, an invalid regex, or one that
-    ran past the time limit)."""
 
 
 class SearchArgs(BaseModel):

@@ -37,7 +37,13 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from memfs import errors
 from memfs.conflicts import content_sha256
 from memfs.context import FILE_TAG, FRAMINGS, framed_body, index_budget_note
-from memfs.errors import PathConflictError, PreconditionFailedError
+from memfs.errors import (
+    PathConflictError,
+    PreconditionFailedError,
+    ToolCallError,
+    describe_storage_failure,
+    is_expected_failure,
+)
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
 from memfs.receipt import holds, write_receipt
@@ -233,10 +239,6 @@ class ToolCallRecord(BaseModel):
         return "\n".join(_strings(self.arguments))
 
 
-class ToolCallError(ValueError):
-    """A tool call the executor could not run; its message is what the model reads."""
-
-
 def parse_arguments(name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
     """The arguments of one call as a dict, or :class:`ToolCallError` saying how to fix them."""
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
@@ -273,10 +275,6 @@ def _validation_message(name: str, args: type[BaseModel], err: ValidationError) 
     return f"Invalid arguments for {name}: {'; '.join(problems)}. Expected arguments: {fields}."
 
 
-def _os_message(e: OSError) -> str:
-    return str(e.strerror) if e.strerror else str(e)
-
-
 def _line_numbers(text: str, needle: str) -> list[int]:
     lines, start = [], 0
     while (i := text.find(needle, start)) != -1:
@@ -291,9 +289,6 @@ _SHOWN = re.compile(rf'<{FILE_TAG} path="([^"]*)">\n(.*?)</{FILE_TAG}>', re.DOTA
 def shown_files(context_block: str) -> dict[str, str]:
     """Path → text of each file a turn's context block shows whole (as the block shows it)."""
     return {html.unescape(m.group(1)): m.group(2) for m in _SHOWN.finditer(context_block)}
-
-
-_SELF_EXPLAINING = (PermissionError, FileNotFoundError, IsADirectoryError, NotADirectoryError)
 
 
 @dataclass
@@ -388,14 +383,14 @@ class FileToolExecutor:
             return result if name == "read_file" else escape_for_agent(result)
         except ToolCallError as e:
             return escape_for_agent(f"Error: {e}")
-        except OSError as e:
-            # Refusals (read-only mount, unsafe path, credential) and missing paths already say
-            # what to do; anything else gets the tool's name in front.
-            if isinstance(e, _SELF_EXPLAINING):
-                return escape_for_agent(f"Error: {_os_message(e)}")
-            return escape_for_agent(f"Error: {name} failed: {_os_message(e)}")
-        except ValueError as e:
-            return escape_for_agent(f"Error: {name} failed: {e}")
+        except Exception as e:
+            # A refusal or a storage failure, in the words every surface uses for it (a missing
+            # credential reads the same here as on the command line); a bug propagates.
+            if not is_expected_failure(e):
+                raise
+            target = getattr(self.fs.store, "url", None)
+            line = describe_storage_failure(e, target, action=name)
+            return escape_for_agent(f"Error: {line}")
 
     # -- what this turn has seen ---------------------------------------------------------------
 
@@ -429,7 +424,16 @@ class FileToolExecutor:
 
     def _read_file(self, args: ReadFileArgs) -> str:
         rel = normalize(args.path, allow_absolute=True)
-        raw, data = self.fs.read_with_view(rel)
+        try:
+            raw, data = self.fs.read_with_view(rel)
+        except FileNotFoundError as e:
+            if e.filename != rel or not self.fs.layout.is_index(rel):
+                raise  # another file, or the whole workspace gone
+            # the index of a new workspace: empty, as the context block and the MCP resource
+            # read it, not an error that sends the agent looking for it
+            return escape_for_agent(
+                f"({rel} is empty: no memory is indexed yet; write it to add one)"
+            )
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:

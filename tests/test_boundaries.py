@@ -125,3 +125,41 @@ def test_the_core_imports_its_own_modules_not_the_public_api() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "memfs" and not node.level:
                 names = [a.name for a in node.names if f"memfs.{a.name}" not in modules]
                 assert not names, f"{path.relative_to(ROOT)}: from memfs import {names}"
+
+
+def test_errors_is_the_bottom_of_the_import_graph() -> None:
+    """memfs.errors imports no other memfs module, so any module can raise its errors."""
+    assert _graph()["memfs.errors"] == set()
+
+
+_EXCEPTION_BASES = {"Exception", "ValueError", "OSError", "ImportError", "RuntimeError"}
+
+
+def test_every_public_error_class_of_the_core_lives_in_errors() -> None:
+    """A class deriving from an exception, anywhere in memfs/ but errors.py, is private (a
+    signal inside one module) or it belongs in memfs.errors."""
+    for path in CORE.rglob("*.py"):
+        if path == CORE / "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+                continue
+            bases = {b.id for b in node.bases if isinstance(b, ast.Name)}
+            bases |= {b.attr for b in node.bases if isinstance(b, ast.Attribute)}
+            is_error = bases & _EXCEPTION_BASES or any(b.endswith("Error") for b in bases)
+            assert not is_error, f"{path.relative_to(ROOT)}: {node.name} belongs in memfs.errors"
+
+
+def test_moved_errors_are_still_importable_from_their_old_modules() -> None:
+    import memfs
+    from memfs import errors, extras, frontmatter_block, history, search, tools
+
+    for module, name in (
+        (history, "VersionError"),
+        (search, "SearchPatternError"),
+        (frontmatter_block, "FrontmatterStampError"),
+        (tools, "ToolCallError"),
+        (extras, "MissingExtraError"),
+    ):
+        assert getattr(module, name) is getattr(errors, name) is getattr(memfs, name)
+        assert memfs._EXPORTS[name] == "memfs.errors"

@@ -160,6 +160,66 @@ def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, port: str) -> None
     )
 
 
+def test_a_port_without_http_is_a_usage_error_not_a_stdio_server(tmp_path: Path) -> None:
+    done = memfs("mcp", str(tmp_path), "--port", "9999", stdin="")
+    assert one_line(done) == (
+        "memfs mcp: --port 9999 is the HTTP port, and without --http the server speaks stdio; "
+        "add --http to serve HTTP on that port, or drop --port."
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing opened, nothing served
+
+
+def test_memfs_mcp_refuses_a_missing_workspace_before_importing_the_sdk(tmp_path: Path) -> None:
+    missing = str(tmp_path / "nope-ws")
+    assert one_line(memfs("mcp", missing)) == (
+        f"memfs mcp: No workspace directory at {missing!r}. Pass an existing directory or an "
+        "fsspec URL such as s3://bucket/items/42, or add --create to make a new workspace."
+    )
+    code = "import sys\nfrom memfs.cli import main\nmain(sys.argv[1:])"
+    for flags in ([], ["--http"], ["--port", "9999"]):
+        loaded = _modules_after(code, "mcp", missing, *flags)
+        assert "memfs_mcp.command" in loaded
+        assert not {m for m in loaded if m.split(".")[0] in ("mcp", "mcp_types", "uvicorn")}
+
+
+@pytest.mark.parametrize(
+    ("url", "package"),
+    [("gs://bucket/items/42", "gcsfs"), ("az://container/items/42", "adlfs")],
+)
+def test_an_object_store_without_its_fsspec_backend_is_one_line(url: str, package: str) -> None:
+    protocol = url.split("://")[0]
+    for command in (["stats", url], ["cat", url, "MEMORY.md"]):
+        done = subprocess.run(
+            [*blocked(package), *command], capture_output=True, text=True, timeout=120
+        )
+        assert one_line(done) == (
+            f"memfs {command[0]}: {protocol}:// URLs (fsspec's {package} backend) need the "
+            f"package {package!r}, which is not installed. Install it with `pip install "
+            f"{package}`, then run the command again."
+        )
+
+
+def test_s3_without_s3fs_names_the_extra() -> None:
+    done = subprocess.run(
+        [*blocked("s3fs"), "stats", "s3://bucket/items/42"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert one_line(done) == (
+        "memfs stats: this needs the 's3' extra, and 's3fs' is not installed. Install it with "
+        "`pip install 'memfs-workspace[s3]'` (in a checkout: `make sync`, which installs every "
+        "extra)."
+    )
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/x", "https://example.invalid/items/42"])
+def test_a_web_address_is_not_a_workspace(url: str) -> None:
+    assert one_line(memfs("stats", url)) == (
+        f"memfs stats: {url!r} is a web address, and a workspace cannot live behind one: HTTP "
+        "gives memfs no directory listing or writes to rely on. Give a local directory or an "
+        "object store URL such as s3://bucket/items/42."
+    )
+
+
 def test_a_port_in_use_is_refused_before_it_says_serving(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
     with socket.socket() as taken:

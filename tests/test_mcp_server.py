@@ -306,6 +306,96 @@ def test_memfs_mcp_over_streamable_http(tmp_path: Path) -> None:
     assert (tmp_path / "ws" / INDEX_FILE).read_text() == INDEX
 
 
+def _post_initialize(port: int, origin: str | None, host: str = "127.0.0.1") -> int:
+    import http.client
+    import json
+
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"},
+        },
+    }
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "Host": f"{host}:{port}",
+    }
+    if origin is not None:
+        headers["Origin"] = origin
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.request("POST", "/mcp", json.dumps(body), headers)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
+def test_the_http_transport_lets_only_its_own_origin_through(tmp_path: Path) -> None:
+    """A browser page on another local port (a dev server on :3000) is refused; the server's
+    own address, and a client that sends no Origin, are served."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memfs.cli", "mcp", str(tmp_path / "ws"), "--create", "--http",
+         "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # uvicorn serves once the command says so
+            if b"serving" in line:
+                break
+        statuses = {
+            origin: _post_initialize(port, origin)
+            for origin in (
+                "http://localhost:3000",
+                "http://127.0.0.1:3000",
+                "http://evil.example",
+                f"http://localhost:{port}",
+                f"http://127.0.0.1:{port}",
+                None,
+            )
+        }
+        assert _post_initialize(port, None, host="evil.example") == 421  # DNS rebinding
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert statuses == {
+        "http://localhost:3000": 403,
+        "http://127.0.0.1:3000": 403,
+        "http://evil.example": 403,
+        f"http://localhost:{port}": 200,
+        f"http://127.0.0.1:{port}": 200,
+        None: 200,
+    }
+
+
+def test_a_new_workspace_s_index_reads_empty_as_a_tool_and_as_a_resource(tmp_path: Path) -> None:
+    """``mkdir ws``: read_file MEMORY.md and the MEMORY.md resource agree that it is empty."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+
+    async def go() -> None:
+        async with Client(_stdio(ws), read_timeout_seconds=60) as client:
+            read = await client.call_tool("read_file", {"path": INDEX_FILE})
+            assert not read.is_error, text_of(read)
+            assert text_of(read) == (
+                "(MEMORY.md is empty: no memory is indexed yet; write it to add one)"
+            )
+            assert resource_text(await client.read_resource(INDEX_URI)) == ""
+            other = await client.call_tool("read_file", {"path": "memory/none.md"})
+            assert other.is_error and "No such file" in text_of(other)
+
+    anyio.run(go)
+    assert list(ws.iterdir()) == []  # reading wrote nothing
+
+
 def test_memory_file_names_outside_ascii_are_percent_encoded_uris(fs: MemFS) -> None:
     fs.pipe_file("memory/使用者 角色.md", ROLE.encode())
 

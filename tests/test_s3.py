@@ -682,5 +682,29 @@ def test_an_unreachable_endpoint_is_one_line(s3_server: S3Server) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     line = _one_line(_cli(f"http://127.0.0.1:{port}", "stats", f"s3://{BUCKET}/items/1"))
-    assert line.startswith(f"memfs stats: cannot reach the storage endpoint for s3://{BUCKET}")
-    assert line.endswith("check AWS_ENDPOINT_URL and the network.")
+    assert line == (
+        f"memfs stats: cannot reach the storage endpoint http://127.0.0.1:{port} for "
+        f"s3://{BUCKET}/items/1; check AWS_ENDPOINT_URL and the network."
+    )
+
+
+def test_a_missing_bucket_is_said_by_the_store_not_read_as_a_missing_file(
+    s3_server: S3Server,
+) -> None:
+    """Below the CLI's check: a read and a write on a bucket that is gone each say so (the
+    context block must not read "no MEMORY.md" out of a mistyped bucket)."""
+    from memfs import BucketNotFoundError
+
+    fs = MemFS(FsspecFileStore(s3_filesystem(s3_server.endpoint), root="gone-bucket/items/1"))
+    said = (
+        "No bucket 'gone-bucket' for 's3://gone-bucket/items/1', or none these credentials can "
+        "see. Check the bucket name (memfs does not create buckets)."
+    )
+    for attempt in (
+        lambda: fs.cat_file("MEMORY.md"),
+        lambda: fs.pipe_file("notes.md", b"x"),
+    ):
+        with pytest.raises(BucketNotFoundError) as e:
+            attempt()
+        assert not isinstance(e.value, FileNotFoundError)
+        assert e.value.strerror == said

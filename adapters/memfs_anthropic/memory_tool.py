@@ -50,14 +50,23 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 from anyio.to_thread import run_sync
-from memfs.errors import MoveConflictError, PathConflictError, UnsafePathError, describe_mode
-from memfs.filesystem import MemFS
-from memfs.layout import INDEX_NAME, Layout
-from memfs.paths import join, normalize
-from memfs.receipt import write_receipt
-from memfs.staleness import split_view
-from memfs.stores import LocalFileStore
-from memfs.tags import escape_for_agent
+from memfs import (
+    INDEX_NAME,
+    Layout,
+    LocalFileStore,
+    MemFS,
+    MoveConflictError,
+    PathConflictError,
+    UnsafePathError,
+    describe_mode,
+    describe_storage_failure,
+    escape_for_agent,
+    is_expected_failure,
+    join,
+    normalize,
+    split_view,
+    write_receipt,
+)
 
 MEMORIES_ROOT = "/memories"
 MAX_LINES = 999_999
@@ -325,6 +334,11 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             raise ToolError(_message(e)) from e
         except (OSError, ValueError) as e:
             raise ToolError(f"The operation on {path} failed: {_message(e)}") from e
+        except Exception as e:  # a storage backend's own error, in the words every surface uses
+            if not is_expected_failure(e):
+                raise
+            target = getattr(self.fs.store, "url", None)
+            raise ToolError(describe_storage_failure(e, target)) from e
 
     def _refused(self, shown: str, rel: str | None, e: UnsafePathError) -> ToolError:
         """The store refused ``rel`` although its path passed :meth:`resolve`: a link or a

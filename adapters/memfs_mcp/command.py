@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from memfs.cli import tcp_port
 from memfs.cli_workspace import add_workspace_argument, open_workspace
-from memfs.extras import require
+from memfs.extras import require, require_installed
 
 if TYPE_CHECKING:
-    from memfs.filesystem import MemFS
+    from memfs import MemFS
 
 DEFAULT_PORT = 8766
 HTTP_HOST = "127.0.0.1"
@@ -45,7 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=f"serve streamable HTTP on {HTTP_HOST} instead of stdio",
     )
     p.add_argument(
-        "--port", type=tcp_port, default=DEFAULT_PORT, help="HTTP port (with --http; 1-65535)"
+        "--port",
+        type=tcp_port,
+        default=None,
+        help=f"HTTP port (with --http; 1-65535, default {DEFAULT_PORT})",
     )
     p.set_defaults(func=run)
 
@@ -83,19 +86,26 @@ async def _serve_stdio(fs: MemFS) -> None:
 def _serve_http(fs: MemFS, port: int) -> None:
     import uvicorn
 
-    from memfs_mcp.server import build_server
+    from memfs_mcp.server import build_server, http_security
 
     sock = bind(HTTP_HOST, port)
-    app = build_server(fs).streamable_http_app(host=HTTP_HOST)
+    app = build_server(fs).streamable_http_app(
+        host=HTTP_HOST, transport_security=http_security(port)
+    )
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     print(f"memfs mcp: serving {fs!r} on http://{HTTP_HOST}:{port}/mcp", file=sys.stderr)
     server.run(sockets=[sock])
 
 
 def run(args: argparse.Namespace) -> int:
-    require("mcp", "memfs_mcp.server")
-    if args.http:
-        require("mcp", "uvicorn")
+    # Bad usage and a missing workspace are refused before the MCP SDK is imported (seconds on a
+    # busy machine); whether the SDK is installed is checked first, without importing it.
+    if args.port is not None and not args.http:
+        raise ValueError(
+            f"--port {args.port} is the HTTP port, and without --http the server speaks stdio; "
+            "add --http to serve HTTP on that port, or drop --port."
+        )
+    require_installed("mcp", "mcp", *(("uvicorn",) if args.http else ()))
     fs, found = open_workspace(
         args.workspace,
         read_only=args.read_only,
@@ -103,9 +113,10 @@ def run(args: argparse.Namespace) -> int:
         offer_create=True,
         layout=args.layout,
     )
+    require("mcp", "memfs_mcp.server")
     print(f"memfs mcp: {args.workspace} — {found.describe()}", file=sys.stderr)
     if args.http:
-        _serve_http(fs, args.port)
+        _serve_http(fs, args.port or DEFAULT_PORT)
     else:
         anyio: Any = require("mcp", "anyio")
         anyio.run(_serve_stdio, fs)

@@ -23,7 +23,9 @@ protocol error of one line; neither prints a traceback.
 
 from __future__ import annotations
 
+import functools
 import logging
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from typing import Any
@@ -33,17 +35,31 @@ import mcp_types as types
 from anyio.to_thread import run_sync
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from memfs.errors import UnsafePathError, message
-from memfs.filesystem import UNKNOWN_ACTOR, MemFS
-from memfs.layout import INDEX_FILE
-from memfs.manifest import AgentManifest
-from memfs.paths import join, normalize
-from memfs.prompt import memory_prompt
-from memfs.records import parse_memory
-from memfs.search import SearchArgs, SearchPatternError, describe, format_matches, search_memory
-from memfs.tags import escape_for_agent
-from memfs.tools import FILE_TOOLS, FileToolExecutor, file_tool_schemas, tool_schema
+from memfs import (
+    DISTRIBUTION,
+    FILE_TOOLS,
+    INDEX_FILE,
+    UNKNOWN_ACTOR,
+    AgentManifest,
+    FileToolExecutor,
+    MemFS,
+    SearchArgs,
+    SearchPatternError,
+    UnsafePathError,
+    describe_search,
+    describe_storage_failure,
+    escape_for_agent,
+    file_tool_schemas,
+    format_matches,
+    join,
+    memory_prompt,
+    normalize,
+    parse_memory,
+    search_memory,
+    tool_schema,
+)
 from pydantic import ValidationError
 
 logger = logging.getLogger(__name__)
@@ -56,7 +72,6 @@ PROMPT_NAME = "memory"
 MARKDOWN = "text/markdown"
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for a resource that does not exist."""
-DISTRIBUTION = "memfs-workspace"
 SEARCH_TOOL = "search_memory"
 SEARCH_LIMIT = 50
 """Matching lines a search_memory result shows; it says how many more there were."""
@@ -128,11 +143,6 @@ def _error(text: str) -> types.CallToolResult:
     )
 
 
-def _backend_failure(action: str, e: Exception) -> str:
-    """One line for a failure no tool explains (a store error, a lost connection)."""
-    return f"{action} failed: {message(e) or type(e).__name__}"
-
-
 def tools_served(fs: MemFS) -> tuple[str, ...]:
     """The tools a server over ``fs`` lists: all of them, or on a read-only mount only those
     that read (the mount would refuse the others; listing them would only invite a refusal)."""
@@ -140,7 +150,8 @@ def tools_served(fs: MemFS) -> tuple[str, ...]:
     return (*names, SEARCH_TOOL)
 
 
-def _search(fs: MemFS, arguments: dict[str, Any]) -> types.CallToolResult:
+def run_search(fs: MemFS, arguments: dict[str, Any]) -> types.CallToolResult:
+    """One ``search_memory`` call: its arguments checked, its matches as grep shows them."""
     try:
         args = SearchArgs.model_validate(arguments)
     except ValidationError as e:
@@ -160,7 +171,7 @@ def _search(fs: MemFS, arguments: dict[str, Any]) -> types.CallToolResult:
         )
     except SearchPatternError as e:
         return _error(f"Error: {e}")
-    text = describe(result)
+    text = describe_search(result)
     if result.files:
         text += "\n" + format_matches(result)
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=False)
@@ -187,6 +198,303 @@ def client_actor(ctx: ServerRequestContext[Any]) -> str:
     return f"{MCP_ACTOR} {label}" if label else MCP_ACTOR
 
 
+_MAX_EXECUTORS = 64
+"""Client names a server keeps an executor for; the names come from clients, so the table is
+bounded (cleared when full)."""
+
+
+@dataclass
+class ServerState:
+    """What every handler of one server reads: the workspace, the manifest, the tools served and
+    one file-tool executor per client name. :meth:`of` builds it as :func:`build_server` does;
+    a test builds one and calls a handler with it, no server running."""
+
+    fs: MemFS
+    manifest: AgentManifest
+    served: tuple[str, ...]
+    actor_given: bool
+    """An embedding app named the actor: every change keeps that name."""
+    executor: FileToolExecutor
+    """The executor acting as the server's own actor (no client name, or a read-only mount)."""
+    executors: dict[str, FileToolExecutor] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, fs: MemFS, manifest: AgentManifest | None = None) -> ServerState:
+        actor_given = fs.actor != UNKNOWN_ACTOR
+        fs = fs.acting_as(MCP_ACTOR, unless_set=True)  # who the version history names
+        manifest = manifest or AgentManifest()
+        served = tools_served(fs)
+        tools = [n for n in served if n != SEARCH_TOOL]
+        executor = FileToolExecutor(fs, manifest, tools=tools)
+        return cls(fs, manifest, served, actor_given, executor, {fs.actor: executor})
+
+    @property
+    def file_tools(self) -> list[str]:
+        return [n for n in self.served if n != SEARCH_TOOL]
+
+    @property
+    def index_path(self) -> str:
+        return self.fs.layout.index_path
+
+    @property
+    def index_uri(self) -> str:
+        return uri_of(self.index_path)
+
+    @property
+    def memory_files_glob(self) -> str:
+        return self.fs.layout.memory_path("<name>")
+
+    @property
+    def target(self) -> str | None:
+        """The workspace's URL on a remote store, which a storage failure names (None locally:
+        a host path is not for an agent to read)."""
+        url = getattr(self.fs.store, "url", None)
+        return url if isinstance(url, str) else None
+
+    def executor_for(self, ctx: ServerRequestContext[Any]) -> FileToolExecutor:
+        """The file tools acting as this connection's client (one executor per client name)."""
+        if self.actor_given or self.fs.is_read_only:
+            return self.executor
+        actor = client_actor(ctx)
+        if actor not in self.executors:
+            if len(self.executors) > _MAX_EXECUTORS:
+                self.executors.clear()
+            fs = self.fs.acting_as(actor)
+            self.executors[actor] = FileToolExecutor(fs, self.manifest, tools=self.file_tools)
+        return self.executors[actor]
+
+    def failure(self, action: str, e: Exception) -> str:
+        """One line for a failure no tool explains (a store error, a lost connection)."""
+        logger.debug("%s failed", action, exc_info=True)
+        return one_line(describe_storage_failure(e, self.target, action=action))
+
+
+def instructions(state: ServerState) -> str:
+    """What the initialize result tells the client about this workspace."""
+    fs = state.fs
+    mode = "read-only: memory can be read, not written" if fs.is_read_only else "read-write"
+    return (
+        f"File tools over one item workspace ({mode}). Memory lives in "
+        f"{state.memory_files_glob} (one fact per file, YAML frontmatter) and the index "
+        f"{state.index_path}; the '{PROMPT_NAME}' prompt says how to keep it; {SEARCH_TOOL} "
+        "finds memories by text. Memory files read back with a staleness reminder when they are "
+        "older than a day."
+    )
+
+
+# -- tools --------------------------------------------------------------------------------------
+
+
+async def list_tools(
+    state: ServerState,
+    ctx: ServerRequestContext[Any],
+    params: types.PaginatedRequestParams | None,
+) -> types.ListToolsResult:
+    schemas = file_tool_schemas(state.file_tools)
+    schemas.append(tool_schema(SEARCH_TOOL, SEARCH_DESCRIPTION, SearchArgs))
+    tools = [
+        types.Tool(
+            name=fn["name"],
+            description=fn["description"],
+            input_schema=fn["parameters"],
+            annotations=tool_annotations(fn["name"]),
+        )
+        for fn in (schema["function"] for schema in schemas)
+    ]
+    return types.ListToolsResult(tools=tools)
+
+
+def _refuse_unserved(state: ServerState, name: str) -> MCPError:
+    served = ", ".join(state.served)
+    if name in _WRITES:  # a file tool this read-only server does not list
+        return MCPError(
+            types.INVALID_PARAMS,
+            f"Tool {name!r} is not available: this MCP server serves the workspace read-only, "
+            f"so it lists only {served}. To write memory, use a server started without "
+            "--read-only.",
+        )
+    return MCPError(types.INVALID_PARAMS, f"Unknown tool {name!r}; this server has {served}.")
+
+
+async def call_tool(
+    state: ServerState, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    name, arguments = params.name, params.arguments or {}
+    if name not in state.served:
+        raise _refuse_unserved(state, name)
+    try:
+        if name == SEARCH_TOOL:
+            return await run_sync(run_search, state.fs, arguments)
+        text = await run_sync(state.executor_for(ctx).execute, name, arguments)
+    except Exception as e:  # the backend failed in a way no tool explains
+        return _error(f"Error: {state.failure(name, e)}")
+    if is_error_result(text):
+        return _error(text)
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=False)
+
+
+# -- resources ----------------------------------------------------------------------------------
+
+
+def memory_files(state: ServerState) -> list[tuple[str, str | None, str | None]]:
+    """Each memory file with the name and description of its frontmatter."""
+    fs, out = state.fs, []
+    for path in sorted(p for p in fs.find(fs.layout.memory_dir) if fs.is_memory_file(p)):
+        try:
+            record = parse_memory(fs.raw.cat_file(path), path)
+        except (FileNotFoundError, UnsafePathError):
+            continue  # removed, or swapped for a link, since it was listed
+        title = record.name if record.has_frontmatter else None
+        out.append((path, title, record.description))
+    return out
+
+
+def backend_error(state: ServerState, action: str, e: Exception) -> MCPError:
+    """A resource request's backend failure as a protocol error of one line."""
+    return MCPError(types.INTERNAL_ERROR, escape_for_agent(state.failure(action, e)))
+
+
+def _index_resource(state: ServerState) -> types.Resource:
+    return types.Resource(
+        name=state.index_path,
+        title="Memory index",
+        uri=state.index_uri,
+        description=(
+            "The memory index: one line per memory, injected into every chat turn. "
+            "Empty until the first memory is indexed."
+        ),
+        mime_type=MARKDOWN,
+    )
+
+
+async def list_resources(
+    state: ServerState,
+    ctx: ServerRequestContext[Any],
+    params: types.PaginatedRequestParams | None,
+) -> types.ListResourcesResult:
+    try:
+        files = await run_sync(memory_files, state)
+    except Exception as e:
+        raise backend_error(state, "Listing the memory files", e) from None
+    # A name, title or description may hold '<system-reminder>': each is shown escaped, the
+    # URI percent-encoded.
+    resources = [_index_resource(state)] + [
+        types.Resource(
+            name=escape_for_agent(path),
+            title=None if title is None else escape_for_agent(title),
+            description=None if description is None else escape_for_agent(description),
+            uri=uri_of(path),
+            mime_type=MARKDOWN,
+        )
+        for path, title, description in files
+    ]
+    return types.ListResourcesResult(resources=resources)
+
+
+async def list_resource_templates(
+    state: ServerState,
+    ctx: ServerRequestContext[Any],
+    params: types.PaginatedRequestParams | None,
+) -> types.ListResourceTemplatesResult:
+    return types.ListResourceTemplatesResult(
+        resource_templates=[
+            types.ResourceTemplate(
+                name="memory-file",
+                uri_template=URI_PREFIX + join(state.fs.layout.memory_dir, "{name}"),
+                description="One memory file, with its staleness reminder when it is old.",
+                mime_type=MARKDOWN,
+            )
+        ]
+    )
+
+
+def _resource_path(state: ServerState, uri: str) -> str:
+    """The workspace path a resource URI names, when it is one this server exposes."""
+    if not uri.startswith(URI_PREFIX):
+        raise MCPError(
+            types.INVALID_PARAMS, f"Unknown resource {uri!r}; resources start {URI_PREFIX}."
+        )
+    try:
+        rel = normalize(unquote(uri[len(URI_PREFIX) :]))
+    except UnsafePathError as e:
+        raise MCPError(types.INVALID_PARAMS, str(e.strerror)) from e
+    if rel != state.index_path and not state.fs.is_memory_file(rel):
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"{uri!r} is not a memory resource: this server exposes {state.index_uri} and "
+            f"{URI_PREFIX}{state.memory_files_glob}; use read_file for other files.",
+        )
+    return rel
+
+
+def read_memory_resource(state: ServerState, uri: str) -> str:
+    """The text of the index or a memory file, read through MemFS (a stale memory carries its
+    reminder); a missing index reads as empty, as the context block and read_file read it."""
+    rel = _resource_path(state, uri)
+    try:
+        data = state.fs.cat_file(rel)
+    except UnsafePathError as e:  # a link or special file where a memory file should be
+        raise MCPError(types.INVALID_PARAMS, str(e.strerror)) from e
+    except FileNotFoundError as e:
+        if rel == state.index_path and e.filename == rel:
+            return ""  # no index yet: nothing is injected either
+        raise MCPError(
+            RESOURCE_NOT_FOUND, f"No memory file at {uri!r}; list resources to see them."
+        ) from e
+    return data.decode("utf-8", errors="replace")
+
+
+async def read_resource(
+    state: ServerState, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+) -> types.ReadResourceResult:
+    try:
+        text = await run_sync(read_memory_resource, state, params.uri)
+    except MCPError:
+        raise
+    except Exception as e:
+        raise backend_error(state, f"Reading {params.uri}", e) from None
+    return types.ReadResourceResult(
+        contents=[types.TextResourceContents(uri=params.uri, mime_type=MARKDOWN, text=text)]
+    )
+
+
+# -- prompts ------------------------------------------------------------------------------------
+
+
+def prompt_description(state: ServerState) -> str:
+    return "The memory section of the system prompt: how to write, index and trust memory files" + (
+        " (this workspace is read-only)." if state.fs.is_read_only else "."
+    )
+
+
+async def list_prompts(
+    state: ServerState,
+    ctx: ServerRequestContext[Any],
+    params: types.PaginatedRequestParams | None,
+) -> types.ListPromptsResult:
+    return types.ListPromptsResult(
+        prompts=[types.Prompt(name=PROMPT_NAME, description=prompt_description(state))]
+    )
+
+
+async def get_prompt(
+    state: ServerState, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+) -> types.GetPromptResult:
+    if params.name != PROMPT_NAME:
+        raise MCPError(
+            types.INVALID_PARAMS, f"Unknown prompt {params.name!r}; this server has 'memory'."
+        )
+    fs = state.fs
+    text = memory_prompt(state.manifest, layout=fs.layout, read_only=fs.is_read_only)
+    return types.GetPromptResult(
+        description=prompt_description(state),
+        messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
+    )
+
+
+# -- the server ---------------------------------------------------------------------------------
+
+
 def build_server(
     fs: MemFS,
     *,
@@ -194,221 +502,34 @@ def build_server(
     name: str = SERVER_NAME,
 ) -> Server[Any]:
     """An MCP server for the workspace of ``fs`` (pass ``fs.read_only()`` to serve read-only)."""
-    manifest = manifest or AgentManifest()
-    actor_given = fs.actor != UNKNOWN_ACTOR  # an embedding app named the actor: it stays
-    fs = fs.acting_as(MCP_ACTOR, unless_set=True)  # who the version history names
-    layout = fs.layout
-    index_path = layout.index_path
-    index_uri = uri_of(index_path)
-    memory_files_glob = layout.memory_path("<name>")
-    served = tools_served(fs)
-    file_tools = [n for n in served if n != SEARCH_TOOL]
-    executor = FileToolExecutor(fs, manifest, tools=file_tools)
-    executors: dict[str, FileToolExecutor] = {fs.actor: executor}
-
-    def executor_for(ctx: ServerRequestContext[Any]) -> FileToolExecutor:
-        """The file tools acting as this connection's client (one executor per client name)."""
-        if actor_given or fs.is_read_only:
-            return executor
-        actor = client_actor(ctx)
-        if actor not in executors:
-            if len(executors) > 64:  # names come from clients: keep the table bounded
-                executors.clear()
-            executors[actor] = FileToolExecutor(fs.acting_as(actor), manifest, tools=file_tools)
-        return executors[actor]
-
-    mode = "read-only: memory can be read, not written" if fs.is_read_only else "read-write"
-    instructions = (
-        f"File tools over one item workspace ({mode}). Memory lives in "
-        f"{memory_files_glob} (one fact per file, YAML frontmatter) and the index {index_path}; "
-        f"the '{PROMPT_NAME}' prompt says how to keep it; {SEARCH_TOOL} finds memories by "
-        "text. Memory files read back with a staleness reminder when they are older than a day."
-    )
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        tools = []
-        schemas = file_tool_schemas(executor.names)
-        schemas.append(tool_schema(SEARCH_TOOL, SEARCH_DESCRIPTION, SearchArgs))
-        for schema in schemas:
-            fn = schema["function"]
-            tools.append(
-                types.Tool(
-                    name=fn["name"],
-                    description=fn["description"],
-                    input_schema=fn["parameters"],
-                    annotations=tool_annotations(fn["name"]),
-                )
-            )
-        return types.ListToolsResult(tools=tools)
-
-    async def call_tool(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        name, arguments = params.name, params.arguments or {}
-        if name not in served:
-            if name in _WRITES:  # a file tool this read-only server does not list
-                raise MCPError(
-                    types.INVALID_PARAMS,
-                    f"Tool {name!r} is not available: this MCP server serves the workspace "
-                    f"read-only, so it lists only {', '.join(served)}. To write memory, use a "
-                    "server started without --read-only.",
-                )
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f"Unknown tool {name!r}; this server has {', '.join(served)}.",
-            )
-        try:
-            if name == SEARCH_TOOL:
-                return await run_sync(_search, fs, arguments)
-            text = await run_sync(executor_for(ctx).execute, name, arguments)
-        except Exception as e:  # the backend failed in a way no tool explains
-            logger.debug("tool %s failed", name, exc_info=True)
-            return _error(f"Error: {_backend_failure(name, e)}")
-        if is_error_result(text):
-            return _error(text)
-        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=False)
-
-    def memory_files() -> list[tuple[str, str | None, str | None]]:
-        """Each memory file with the name and description of its frontmatter."""
-        out = []
-        for path in sorted(p for p in fs.find(layout.memory_dir) if fs.is_memory_file(p)):
-            try:
-                record = parse_memory(fs.raw.cat_file(path), path)
-            except (FileNotFoundError, UnsafePathError):
-                continue  # removed, or swapped for a link, since it was listed
-            title = record.name if record.has_frontmatter else None
-            out.append((path, title, record.description))
-        return out
-
-    def backend_error(action: str, e: Exception) -> MCPError:
-        logger.debug("%s failed", action, exc_info=True)
-        return MCPError(
-            types.INTERNAL_ERROR, escape_for_agent(one_line(_backend_failure(action, e)))
-        )
-
-    async def list_resources(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        resources = [
-            types.Resource(
-                name=index_path,
-                title="Memory index",
-                uri=index_uri,
-                description=(
-                    "The memory index: one line per memory, injected into every chat turn. "
-                    "Empty until the first memory is indexed."
-                ),
-                mime_type=MARKDOWN,
-            )
-        ]
-        try:
-            files = await run_sync(memory_files)
-        except Exception as e:
-            raise backend_error("Listing the memory files", e) from None
-        for path, title, description in files:
-            # A name, title or description may hold '<system-reminder>': each is shown
-            # escaped, the URI percent-encoded.
-            resources.append(
-                types.Resource(
-                    name=escape_for_agent(path),
-                    title=None if title is None else escape_for_agent(title),
-                    description=None if description is None else escape_for_agent(description),
-                    uri=uri_of(path),
-                    mime_type=MARKDOWN,
-                )
-            )
-        return types.ListResourcesResult(resources=resources)
-
-    async def list_resource_templates(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    name="memory-file",
-                    uri_template=URI_PREFIX + join(layout.memory_dir, "{name}"),
-                    description="One memory file, with its staleness reminder when it is old.",
-                    mime_type=MARKDOWN,
-                )
-            ]
-        )
-
-    def read(uri: str) -> str:
-        if not uri.startswith(URI_PREFIX):
-            raise MCPError(
-                types.INVALID_PARAMS, f"Unknown resource {uri!r}; resources start {URI_PREFIX}."
-            )
-        try:
-            rel = normalize(unquote(uri[len(URI_PREFIX) :]))
-        except UnsafePathError as e:
-            raise MCPError(types.INVALID_PARAMS, str(e.strerror)) from e
-        if rel != index_path and not fs.is_memory_file(rel):
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f"{uri!r} is not a memory resource: this server exposes {index_uri} and "
-                f"{URI_PREFIX}{memory_files_glob}; use read_file for other files.",
-            )
-        try:
-            data = fs.cat_file(rel)
-        except UnsafePathError as e:  # a link or special file where a memory file should be
-            raise MCPError(types.INVALID_PARAMS, str(e.strerror)) from e
-        except FileNotFoundError as e:
-            if rel == index_path:
-                return ""  # no index yet: nothing is injected either
-            raise MCPError(
-                RESOURCE_NOT_FOUND, f"No memory file at {uri!r}; list resources to see them."
-            ) from e
-        return data.decode("utf-8", errors="replace")
-
-    async def read_resource(
-        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
-        try:
-            text = await run_sync(read, params.uri)
-        except MCPError:
-            raise
-        except Exception as e:
-            raise backend_error(f"Reading {params.uri}", e) from None
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=params.uri, mime_type=MARKDOWN, text=text)]
-        )
-
-    prompt_description = (
-        "The memory section of the system prompt: how to write, index and trust memory files"
-        + (" (this workspace is read-only)." if fs.is_read_only else ".")
-    )
-
-    async def list_prompts(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListPromptsResult:
-        return types.ListPromptsResult(
-            prompts=[types.Prompt(name=PROMPT_NAME, description=prompt_description)]
-        )
-
-    async def get_prompt(
-        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
-        if params.name != PROMPT_NAME:
-            raise MCPError(
-                types.INVALID_PARAMS, f"Unknown prompt {params.name!r}; this server has 'memory'."
-            )
-        text = memory_prompt(manifest, layout=fs.layout, read_only=fs.is_read_only)
-        return types.GetPromptResult(
-            description=prompt_description,
-            messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
-        )
-
+    state = ServerState.of(fs, manifest)
+    bound = functools.partial
     return Server(
         name,
         version=server_version(),
-        instructions=instructions,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_resource_templates,
-        on_read_resource=read_resource,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
+        instructions=instructions(state),
+        on_list_tools=bound(list_tools, state),
+        on_call_tool=bound(call_tool, state),
+        on_list_resources=bound(list_resources, state),
+        on_list_resource_templates=bound(list_resource_templates, state),
+        on_read_resource=bound(read_resource, state),
+        on_list_prompts=bound(list_prompts, state),
+        on_get_prompt=bound(get_prompt, state),
+    )
+
+
+def http_security(port: int) -> TransportSecuritySettings:
+    """The HTTP transport's DNS-rebinding guard: only the server's own address passes.
+
+    ``Host`` must be ``127.0.0.1``, ``localhost`` or ``[::1]`` at ``port``; an ``Origin``, which
+    a browser sends, must be the same address (``http://localhost:PORT``). A page from another
+    local server (``http://localhost:3000``) is refused with 403: the SDK's default lets any
+    localhost port through, and any local web page could then drive the file tools. A client
+    that sends no ``Origin`` (every non-browser MCP client) is not affected.
+    """
+    hosts = [f"{host}:{port}" for host in ("127.0.0.1", "localhost", "[::1]")]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{host}" for host in hosts],
     )

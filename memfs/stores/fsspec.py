@@ -14,8 +14,10 @@ from typing import Any
 
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
+from fsspec.registry import known_implementations
 
 from memfs import errors
+from memfs.extras import missing_backend
 from memfs.paths import is_canonical, is_reserved, normalize
 from memfs.stores.host import TEMP_PREFIX
 from memfs.stores.local import LocalFileStore
@@ -23,6 +25,20 @@ from memfs.stores.local import LocalFileStore
 SPECIALISED: list[tuple[Callable[[fsspec.AbstractFileSystem], bool], type[FsspecFileStore]]] = []
 """``(is_mine, store class)`` of the backends with rules of their own (:mod:`memfs.stores.s3`
 adds itself); the first whose test accepts a filesystem gets it."""
+
+
+def _url_to_fs(url: str, **options: Any) -> tuple[fsspec.AbstractFileSystem, str]:
+    """fsspec's filesystem for ``url``; a backend that is not installed (``gcsfs`` for ``gs://``)
+    is a :class:`~memfs.errors.MissingPackageError` naming what to install."""
+    try:
+        return fsspec.core.url_to_fs(url, **options)  # type: ignore[no-any-return]
+    except ImportError as e:
+        protocol = url.split("://", 1)[0].split("::")[-1]
+        spec = known_implementations.get(protocol, {}).get("class", "")
+        package = spec.split(".")[0] or (e.name or "").split(".")[0]
+        if not package:
+            raise
+        raise missing_backend(package, protocol) from None
 
 
 class FsspecFileStore:
@@ -43,7 +59,7 @@ class FsspecFileStore:
     ) -> Any:
         if isinstance(url_or_fs, str):
             options.setdefault("use_listings_cache", False)
-            fs, url_root = fsspec.core.url_to_fs(url_or_fs, **options)
+            fs, url_root = _url_to_fs(url_or_fs, **options)
             root = url_root if not root else f"{url_root.rstrip('/')}/{root.strip('/')}"
         else:
             fs = url_or_fs
@@ -60,9 +76,16 @@ class FsspecFileStore:
     def _init_backend(self) -> None:
         """Per-backend state, set when the store is built."""
 
-    def __repr__(self) -> str:
+    @property
+    def url(self) -> str:
+        """The workspace as a URL (``s3://bucket/items/42``): what a storage failure names."""
         protocol = self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]
-        return f"{type(self).__name__}('{protocol}://{self.root}')"
+        if "://" in self.root:  # a filesystem whose paths are URLs (http)
+            return self.root
+        return f"{protocol}://{self.root}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}('{self.url}')"
 
     def _full(self, path: str) -> tuple[str, str]:
         rel = normalize(path, reserved=True)

@@ -17,8 +17,10 @@ issued here as one ``PutObject``, which carries its precondition up to S3's sing
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+from collections.abc import Iterator
 from typing import Any
 
 import fsspec
@@ -56,14 +58,24 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def is_precondition_failure(e: BaseException) -> bool:
-    """Whether an s3fs error is S3's 412 (or the 409 AWS returns for a racing conditional PUT)."""
+def _error_codes(e: BaseException) -> set[str]:
+    """S3's error codes on an s3fs error and the botocore error it was translated from."""
+    codes = set()
     for err in (e, e.__cause__):
         response = getattr(err, "response", None)
         error = response.get("Error", {}) if isinstance(response, dict) else {}
-        if str(error.get("Code", "")) in _PRECONDITION_CODES:
-            return True
-    return False
+        codes.add(str(error.get("Code", "")))
+    return codes - {""}
+
+
+def is_precondition_failure(e: BaseException) -> bool:
+    """Whether an s3fs error is S3's 412 (or the 409 AWS returns for a racing conditional PUT)."""
+    return bool(_error_codes(e) & set(_PRECONDITION_CODES))
+
+
+def is_missing_bucket(e: BaseException) -> bool:
+    """Whether an s3fs error is S3 saying the bucket itself does not exist."""
+    return "NoSuchBucket" in _error_codes(e)
 
 
 class S3FileStore(FsspecFileStore):
@@ -76,6 +88,18 @@ class S3FileStore(FsspecFileStore):
     def _init_backend(self) -> None:
         self._etags = {}
 
+    @contextlib.contextmanager
+    def _bucket_must_exist(self) -> Iterator[None]:
+        """A missing bucket said as one (:class:`~memfs.errors.BucketNotFoundError`), not as a
+        missing file: a read would otherwise find "no MEMORY.md" in a mistyped bucket."""
+        try:
+            yield
+        except FileNotFoundError as e:
+            if not is_missing_bucket(e):
+                raise
+            bucket = self.fs._strip_protocol(self.root).split("/", 1)[0]
+            raise errors.BucketNotFoundError(bucket, self.url) from None
+
     def write(  # type: ignore[override]
         self,
         path: str,
@@ -84,6 +108,10 @@ class S3FileStore(FsspecFileStore):
         expected_sha256: str | None = None,
         create: bool = False,
     ) -> None:
+        with self._bucket_must_exist():
+            self._write(path, data, expected_sha256=expected_sha256, create=create)
+
+    def _write(self, path: str, data: bytes, *, expected_sha256: str | None, create: bool) -> None:
         rel, full = self._full(path)
         expected = None if expected_sha256 is None else check_sha256(expected_sha256)
         data = bytes(data)
@@ -134,7 +162,8 @@ class S3FileStore(FsspecFileStore):
         return data, etag
 
     def _read(self, full: str) -> bytes:
-        return self._get(full)[0]
+        with self._bucket_must_exist():
+            return self._get(full)[0]
 
     def _remember(self, full: str, data: bytes, response: Any) -> None:
         etag = response.get("ETag") if isinstance(response, dict) else None
@@ -195,6 +224,10 @@ class S3FileStore(FsspecFileStore):
         super().write_from_path(path, local_path)
 
     def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
+        with self._bucket_must_exist():
+            self._delete(path, expected_sha256)
+
+    def _delete(self, path: str, expected_sha256: str | None) -> None:
         rel, full = self._full(path)
         if expected_sha256 is None:
             self._etags.pop(full, None)
