@@ -19,7 +19,7 @@ ADAPTERS = ROOT / "adapters"
 EXTENSION_POINTS = {
     "memfs.cli": {"tcp_port"},
     "memfs.cli_workspace": {"add_workspace_argument", "load_manifest", "open_workspace"},
-    "memfs.extras": {"require"},
+    "memfs.extras": {"require", "require_installed"},
 }
 
 
