@@ -15,6 +15,7 @@ BELOW_THE_FILESYSTEM = (
     "memfs.conflicts",
     "memfs.credentials",
     "memfs.errors",
+    "memfs.extras",
     "memfs.frontmatter_block",
     "memfs.layout",
     "memfs.memo",
