@@ -132,13 +132,31 @@ def _label_regex() -> re.Pattern[str]:
     return re.compile(_trie([*KEY_LABELS, *PASSWORD_LABELS, *GENERIC_LABELS]))
 
 
-def _labels_in(lowered: str) -> list[re.Match[str]]:
+def _labels_in(text: str, lowered: str) -> list[re.Match[str]]:
+    """Every label that stands as a word (or a camelCase part) of its own.
+
+    A match inside a longer word (``api token`` in ``vpnapi token``) is skipped and the search
+    goes on from its next character, so the label it hid (``token``) is still found.
+    """
     latin, cjk = _label_regexes()
-    found = list(latin.finditer(lowered))
+    found = _word_labels(latin, text, lowered)
     if not lowered.isascii():
-        found += cjk.finditer(lowered)
+        found += _word_labels(cjk, text, lowered)
         found.sort(key=lambda m: m.start())
     return found
+
+
+def _word_labels(regex: re.Pattern[str], text: str, lowered: str) -> list[re.Match[str]]:
+    out: list[re.Match[str]] = []
+    pos = 0
+    while (m := regex.search(lowered, pos)) is not None:
+        start, end = m.span()
+        if _word_before_ok(text, lowered, start) and _word_after_ok(lowered, end, m.group()):
+            out.append(m)
+            pos = end
+        else:
+            pos = start + 1
+    return out
 
 
 @cache
@@ -264,13 +282,28 @@ def _trim(value: str) -> str:
     return value.rstrip(".:)]}>")
 
 
+# A generic word that names a key the value of which is an identifier: "primary key is <uuid>".
+_ID_KEY_BEFORE = (
+    r"(?:primary|foreign|partition|sort|cache|idempotency|object|lookup|dedup|row|composite|"
+    r"unique|map|dict|hash|redis|s3|json|config|yaml|registry|快取|缓存|キャッシュ|캐시)"
+    r"[ \t_-]*(?:key|token|secret)"
+)
+
+
 def _accept(
     family: str, value: str, context: str, *, weak: bool, labelled: bool | None = None
 ) -> bool:
     if not value or is_placeholder(value):
         return False
     if labelled is None:
-        labelled = family != "generic"
+        # "the sentry token is <32+ hex>": a token word with a marker before long hex names a
+        # key; "primary key is <hex>" does not, nor a UUID or a digest-length hex (identifiers).
+        labelled = family != "generic" or (
+            not weak
+            and bool(re.fullmatch(r"[0-9a-fA-F]{32,}", value))
+            and len(value) not in (40, 64, 128)  # sha1, sha256, sha512: digests first
+            and re.search(_ID_KEY_BEFORE, context.lower()) is None
+        )
     if is_public_identifier(value, context, labelled=labelled):
         return False
     if family == "generic":
@@ -306,12 +339,10 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
     """(start, end, kind) for every labelled secret; offsets index ``text``."""
     tail, qualified = _tail(), _qualified_tail()
     weak_tail, eol_tail, near = _weak_tail(), _eol_tail(), _near_run()
-    for m in _labels_in(lowered):
+    for m in _labels_in(text, lowered):
         label = m.group()
         family = family_of(label)
         start, end = m.span()
-        if not _word_before_ok(text, lowered, start) or not _word_after_ok(lowered, end, label):
-            continue
         line_start = lowered.rfind("\n", 0, start) + 1
         hit: Hit | None = None
         kind = _KINDS[family]
