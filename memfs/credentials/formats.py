@@ -54,17 +54,34 @@ def _after(literal: str) -> str:
 
 
 def _real(value: str) -> bool:
-    """Not a documentation placeholder (``ghp_xxxx…``, ``AKIA…EXAMPLE``, ``sk-your-key``)."""
-    return not is_placeholder(value) and len(set(value)) >= 8
+    """Not a documentation placeholder (``ghp_xxxx…``, ``AKIA…EXAMPLE``, ``sntryu_aaaa…``):
+    the longest part between separators must use at least eight different characters."""
+    body = max(re.split(r"[_\-.]", value), key=len)
+    return not is_placeholder(value) and len(set(body)) >= 8
 
 
 _END = r"(?![A-Za-z0-9])"
 
 
+def _slack_real(value: str) -> bool:
+    """Slack tokens carry numeric ids; ``xoxo-banner-image`` and ``xoxp-1-RANDOMSTRINGHERE``
+    (a word where the random part goes) do not."""
+    last = value.rsplit("-", 1)[-1]
+    return any(c.isdigit() for c in value[5:]) and not re.fullmatch(r"[A-Za-z]+", last)
+
+
+def _key_block(value: str) -> bool:
+    """A private-key header with a key under it, not an empty template block."""
+    body = re.sub(r"-----[A-Z0-9 ]+-----|[\s\\n\"']", "", value)
+    return len(body) >= 40 and not is_placeholder(body)
+
+
 PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "private key block",
-        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d+:",
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----END)){0,200}"
+        r"|PuTTY-User-Key-File-\d+:[^\n]*\n(?:[^\n]*\n){0,3}",
+        accept=_key_block,
         gate=("PRIVATE KEY", "PuTTY"),
     ),
     CredentialPattern(
@@ -114,7 +131,7 @@ PATTERNS: tuple[CredentialPattern, ...] = (
         "Slack token",
         _after("xox") + r"[abposre]-(?:\d+-)?[A-Za-z0-9\-]{10,}|"
         r"xapp-(?<![A-Za-z0-9]xapp-)\d-[A-Z0-9]{6,}-\d{6,}-[A-Za-z0-9]{20,}",
-        accept=_real,
+        accept=lambda v: _real(v) and _slack_real(v),
     ),
     CredentialPattern(
         "Slack webhook URL",
@@ -134,7 +151,9 @@ PATTERNS: tuple[CredentialPattern, ...] = (
         r"(?<![0-9A-Za-z:])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])",
         gate=(":AA",),
     ),
-    CredentialPattern("Google API key", _after("AIza") + r"[0-9A-Za-z_\-]{35}(?![\w-])"),
+    CredentialPattern(
+        "Google API key", _after("AIza") + r"[0-9A-Za-z_\-]{35}(?![\w-])", accept=_real
+    ),
     CredentialPattern("Google OAuth client secret", _after("GOCSPX-") + r"[A-Za-z0-9_\-]{20,}"),
     CredentialPattern(
         "Azure storage account key",
@@ -218,6 +237,7 @@ PATTERNS: tuple[CredentialPattern, ...] = (
         + r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|"
         + _after("glc_")
         + r"[A-Za-z0-9+/]{32,}",
+        accept=_real,
     ),
     CredentialPattern(
         "HashiCorp Vault token", r"hv[sbr]\.(?<![A-Za-z0-9]hv.\.)[A-Za-z0-9_\-]{24,}", accept=_real
@@ -245,7 +265,9 @@ PATTERNS: tuple[CredentialPattern, ...] = (
     ),
     CredentialPattern("Groq API key", _after("gsk_") + r"[A-Za-z0-9]{48,}", accept=_real),
     CredentialPattern("Replicate API token", _after("r8_") + r"[A-Za-z0-9]{37}" + _END),
-    CredentialPattern("Perplexity API key", _after("pplx-") + r"[A-Za-z0-9]{48}" + _END),
+    CredentialPattern(
+        "Perplexity API key", _after("pplx-") + r"[A-Za-z0-9]{48}" + _END, accept=_real
+    ),
     CredentialPattern("xAI API key", _after("xai-") + r"[A-Za-z0-9]{70,}", accept=_real),
     CredentialPattern(
         "LangSmith API key", r"lsv2_(?<![A-Za-z0-9]lsv2_)(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"
@@ -253,6 +275,7 @@ PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "Sentry auth token",
         _after("sntrys_") + r"[A-Za-z0-9_=+/\-]{60,}|" + _after("sntryu_") + r"[a-f0-9]{64}",
+        accept=_real,
     ),
     CredentialPattern("Supabase access token", _after("sbp_") + r"[a-f0-9]{40}" + _END),
     CredentialPattern("Figma token", _after("figd_") + r"[A-Za-z0-9_\-]{40,}"),

@@ -132,6 +132,15 @@ def _label_regex() -> re.Pattern[str]:
     return re.compile(_trie([*KEY_LABELS, *PASSWORD_LABELS, *GENERIC_LABELS]))
 
 
+def label_of(text: str) -> str | None:
+    """The first password or key label in ``text`` (lower case), if it has one."""
+    lowered = text.lower()
+    for m in _labels_in(text if len(text) == len(lowered) else lowered, lowered):
+        if family_of(m.group()) != "generic" or m.group() in ("token", "secret", "credentials"):
+            return m.group()
+    return None
+
+
 def _labels_in(text: str, lowered: str) -> list[re.Match[str]]:
     """Every label that stands as a word (or a camelCase part) of its own.
 
@@ -343,10 +352,15 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
         label = m.group()
         family = family_of(label)
         start, end = m.span()
+        if lowered[end : end + 1] in (".", "(", "[") and lowered[end + 1 : end + 2].isalpha():
+            continue  # a variable in code: password.encode(), token[0], pw(…)
+        plural = lowered[end : end + 1] == "s" and not lowered[end + 1 : end + 2].isalnum()
         line_start = lowered.rfind("\n", 0, start) + 1
         hit: Hit | None = None
         kind = _KINDS[family]
         t = tail.match(lowered, end) or qualified.match(lowered, end)
+        if label == "pass" and t is not None and t.re is qualified:
+            t = None  # "Pass `viewKey: String(id)`": the verb, not a label
         if t and (label != "pass" or t.group("mark").strip() in (":", "=")):
             value = _trim(text[t.start("value") : t.end("value")])
             context = text[line_start : t.start("value")]
@@ -361,13 +375,13 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
                 rest = rest.strip().rstrip(".")
                 if passphrase(rest):
                     hit = (t.start("value"), t.start("value") + len(rest), kind)
-        if hit is None and family != "generic" and label != "pass":
+        if hit is None and family != "generic" and label != "pass" and not plural:
             w = weak_tail.match(lowered, end)
             if w:
                 value = _trim(text[w.start("value") : w.end("value")])
                 if _accept(family, value, text[line_start : w.start("value")], weak=True):
                     hit = (w.start("value"), w.start("value") + len(value), kind)
-        if hit is None and family == "password" and label != "pass":
+        if hit is None and family == "password" and label != "pass" and not plural:
             hit = _strong_token_after(text, end, line_start, kind)
         if hit is None and label != "pass" and _label_line(lowered[line_start:start]):
             e = eol_tail.match(lowered, end)
@@ -509,3 +523,26 @@ def find_pairs(text: str, lowered: str) -> Iterator[Hit]:
         value = _trim(text[c.start("value") : c.end("value")])
         if not any(ch in value for ch in "()[]{}=") and _accept("password", value, "", weak=True):
             yield c.start("value"), c.start("value") + len(value), SLASH_KIND
+
+
+UNLOCK_KIND = "secret named by what it opens"
+
+
+@cache
+def _unlock_phrase() -> re.Pattern[str]:
+    """``the code that opens the prod vault is X``: no label word, the secret named by its use."""
+    return re.compile(
+        r"(?:code|combination|pin|phrase|word|string)s?[ \t]+(?:that|which|to|for)[ \t]+"
+        r"(?:opens?|unlocks?|gets? into|logs? (?:in|into)|accesses)[^\n:=]{0,40}?"
+        r"(?:[ \t]+is|[ \t]*[:=])[ \t]+[\"'`]?(?P<value>[^\s\"'`,;]+)"
+    )
+
+
+def find_unlock_phrases(text: str, lowered: str) -> Iterator[Hit]:
+    """Secrets named by what they open (``the code that unlocks the safe is X``)."""
+    if not any(w in lowered for w in ("open", "unlock", "get into", "gets into", "log", "access")):
+        return
+    for m in _unlock_phrase().finditer(lowered):
+        value = _trim(text[m.start("value") : m.end("value")]).rstrip("!")
+        if typed_secret(value) or passphrase(value):
+            yield m.start("value"), m.start("value") + len(value), UNLOCK_KIND

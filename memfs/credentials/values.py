@@ -219,7 +219,11 @@ def typed_secret(value: str, *, strong: bool = False) -> bool:
         return False
     if _re(r"[A-Za-z][a-z]*(?:[-_.][A-Za-z][a-z]*)*").fullmatch(value):
         return False  # words: "rotated", "Vault-managed", "read_only"
+    if _re(r"[\w.]+\([^)]*\)[.,;:]?").fullmatch(value):
+        return False  # a call in code: "String(id)", "os.getenv('DB_PASSWORD')"
     if strong:
+        if not digits and not any(c.islower() for c in value):
+            return False  # acronyms: "CORS/XSRF", "SSO/SAML"
         if _re(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*\d*").fullmatch(value):
             return False  # an identifier: "UserForm2", "getToken3"
         return len(value) >= 8 and bool(digits or inner_symbol) and (mixed or inner_symbol)
