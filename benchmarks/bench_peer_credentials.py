@@ -160,7 +160,9 @@ def table(report: dict[str, Any]) -> Iterator[str]:
             f"{row[h]['rate']:.1%} ({row[h]['total']})" if h in row else "—" for h in EMBEDDINGS
         ]
         f = report["false_positives"].get(peer, {"rate": 0.0, "hits": 0, "total": 0})
-        yield f"| {peer} | " + " | ".join(cells) + f" | {f['rate']:.1%} ({f['hits']}/{f['total']}) |"
+        yield (
+            f"| {peer} | " + " | ".join(cells) + f" | {f['rate']:.1%} ({f['hits']}/{f['total']}) |"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,13 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     report = score(cases)
     for line in table(report):
         print(line)
-    print("recall by language (prose, prose_intl, cjk):", {
-        k: v["rate"] for k, v in report["recall_by_language"].items()
-    })
+    print(
+        "recall by language (prose, prose_intl, cjk):",
+        {k: v["rate"] for k, v in report["recall_by_language"].items()},
+    )
     all_ = report["recall"].get("all", {})
-    met = all(all_.get(h, {"rate": 0})["rate"] >= t for h, t in TARGETS.items()) and report[
-        "false_positives"
-    ].get("all", {"rate": 1})["rate"] <= FP_TARGET
+    met = (
+        all(all_.get(h, {"rate": 0})["rate"] >= t for h, t in TARGETS.items())
+        and report["false_positives"].get("all", {"rate": 1})["rate"] <= FP_TARGET
+    )
     print("targets", "met" if met else "MISSED")
     if args.misses:
         Path(args.misses).write_text(

@@ -372,7 +372,9 @@ def detect_secrets(src: Source) -> Iterator[dict[str, Any]]:
             params = [p.strip() for p in ast.literal_eval(node.args[0]).split(",")]
             if "should_flag" not in params:
                 continue
-            payload = next((params.index(p) for p in ("payload", "line", "token") if p in params), 0)
+            payload = next(
+                (params.index(p) for p in ("payload", "line", "token") if p in params), 0
+            )
             for elt in node.args[1].elts:
                 try:
                     values = ast.literal_eval(elt)
@@ -535,8 +537,10 @@ def main(argv: list[str] | None = None) -> int:
             entry = summary["peers"].setdefault(peer[0], {"secrets": 0, "non_secrets": 0})
             entry["secrets" if peer[1] else "non_secrets"] += n
             entry["rules"] = len({c["rule"] for c in cases if c["peer"] == peer[0]})
-            entry["licence"] = cases[0]["licence"] if peer[0] == cases[0]["peer"] else entry.get(
-                "licence", next(c["licence"] for c in cases if c["peer"] == peer[0])
+            entry["licence"] = (
+                cases[0]["licence"]
+                if peer[0] == cases[0]["peer"]
+                else entry.get("licence", next(c["licence"] for c in cases if c["peer"] == peer[0]))
             )
     (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=2))

@@ -9,10 +9,10 @@ import random
 import urllib.parse
 
 import pytest
+from benchmarks.bench_peer_credentials import EMBEDDINGS, load, score
 from memfs import InMemoryFileStore, MemFS
 from memfs.credentials import find_credentials
 
-from benchmarks.bench_peer_credentials import EMBEDDINGS, load, score
 from tests.conftest import TODAY
 
 TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"
@@ -57,7 +57,9 @@ NOT_SECRETS = {
     "Perplexity placeholder": "pplx-" + "x" * 48,
     "Slack placeholder": "xoxe.xoxp-1-RANDOMSTRINGHERE",
     "empty private-key block": "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----",
-    "elided private-key block": "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----",
+    "elided private-key block": (
+        "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----"
+    ),
     "image URL with xoxo": "![banner](https://cdn.example.com/img/xoxo-hugs-and-kisses-banner.png)",
     "password policy in frontmatter": (
         "---\nname: password policy\ndescription: how passwords are rotated\n"

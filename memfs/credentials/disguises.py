@@ -5,8 +5,8 @@ hex- or URL-encoded, splits it over two lines or with ``**bold**``, spaces its l
 (``p a s s w o r d``), writes the token in hyphen groups, or hides the label's letters behind
 Cyrillic look-alikes (``pаssword`` with a Cyrillic ``а``). Each :func:`views` entry is the
 text with one such disguise undone; the guard scans them when the text as written has no
-finding. Every view keeps the text's lines (``join`` maps its lines back), so a finding in a
-view names the line of the text as written.
+finding. A view is only the lines the undoing changed, each mapped to its line as written,
+so a finding in a view names the line of the text as written and costs a line's scan.
 
 Each view is built only when its trigger is in the text (a ``%``, a long hex run, ``**``, a
 non-ASCII letter in a Latin word, …), so a plain memory file pays for none of them.
@@ -33,7 +33,9 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 def _homoglyphs(text: str) -> str | None:
     """Words mixing Latin letters with Cyrillic or Greek look-alikes, spelled in Latin."""
-    if text.isascii():
+    if text.isascii() or not _re(
+        r"[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z]"
+    ).search(text):
         return None
 
     def fold(m: re.Match[str]) -> str:
@@ -46,17 +48,20 @@ def _homoglyphs(text: str) -> str | None:
 
 def _spaced(text: str) -> str | None:
     """``p a s s w o r d`` → ``password``: four or more single letters, one space apart."""
-    if not _re(r"(?:\b\w[ .]){3}\w\b").search(text):
+    rx = _re(r"(?<![A-Za-z0-9])[A-Za-z](?:[ .][A-Za-z]){3,}(?![A-Za-z0-9])")
+    if not rx.search(text):
         return None
-    return _re(r"\b\w(?:[ .]\w\b){3,}").sub(lambda m: m.group().replace(" ", "").replace(".", ""), text)
+    return rx.sub(lambda m: m.group().replace(" ", "").replace(".", ""), text)
 
 
 def _bold(text: str) -> str | None:
     """``ghp_ab**cd**ef`` → ``ghp_abcdef``: emphasis markers inside a word."""
-    if "**" not in text and "__" not in text and "`" not in text:
+    if "**" not in text and "__" not in text:
         return None
-    out = _re(r"(?<=\S)(?:\*\*|__|`)(?=\S)|(?<=\S)(?:\*\*|__|`)\s*$").sub("", text)
-    return out if out != text else None
+    inside = _re(r"[A-Za-z0-9_](?:\*\*|__)(?=[A-Za-z0-9_])")
+    if not inside.search(text):
+        return None
+    return _re(r"(?<=[A-Za-z0-9_])(?:\*\*|__)(?=[A-Za-z0-9_])").sub("", text)
 
 
 def _hex(text: str) -> str | None:
@@ -86,7 +91,7 @@ def _url(text: str) -> str | None:
 
 def _groups(text: str) -> str | None:
     """A token written in hyphen or space groups (``ghp_Ab3d-Ef5h-…``) joined up."""
-    rx = _re(r"(?<![\w-])[A-Za-z0-9_]{3,12}(?:[- ][A-Za-z0-9]{3,8}){3,}(?![\w-])")
+    rx = _re(r"(?<![\w-])[A-Za-z0-9_]{3,12}(?:-[A-Za-z0-9]{3,8}){3,}(?![\w-])")
     if not rx.search(text):
         return None
 
@@ -94,9 +99,9 @@ def _groups(text: str) -> str | None:
         g = m.group()
         if _re(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}").fullmatch(g):
             return g  # a UUID
-        if " " in g and not (_re(r"\d").search(g) and _re(r"[A-Za-z]").search(g)):
-            return g  # words
-        return g.replace("-", "").replace(" ", "")
+        if not (_re(r"\d").search(g) and _re(r"[A-Za-z]").search(g)):
+            return g  # words, numbers
+        return g.replace("-", "")
 
     out = rx.sub(join, text)
     return out if out != text else None
@@ -154,8 +159,17 @@ def _frontmatter_label(text: str) -> str | None:
     return text[:at] + f"{label}: " + text[at:]
 
 
-def views(text: str) -> Iterator[tuple[str, str, list[int] | None]]:
-    """(why, text with that disguise undone, line map or None when lines are kept)."""
+def _changed_lines(lines: list[str], out: str) -> list[tuple[int, str]]:
+    """(index, new line) for each line ``out`` changes (a decoded newline ends the zip early)."""
+    return [(i, b) for i, (a, b) in enumerate(zip(lines, out.split("\n"), strict=False)) if a != b]
+
+
+def views(text: str) -> Iterator[tuple[str, str, list[int]]]:
+    """(why, the lines a disguise undone changes, the written line index of each).
+
+    Only changed lines are yielded, so the guard rescans a line or two, not the file.
+    """
+    lines = text.split("\n")
     for why, undo in (
         ("look-alike letters", _homoglyphs),
         ("spaced-out letters", _spaced),
@@ -166,10 +180,21 @@ def views(text: str) -> Iterator[tuple[str, str, list[int] | None]]:
     ):
         out = undo(text)
         if out is not None:
-            yield why, out, None
+            changed = _changed_lines(lines, out)
+            if changed:
+                yield why, "\n".join(b for _, b in changed), [i for i, _ in changed]
     joined = _join(text)
     if joined is not None:
-        yield "split over two lines", joined[0], joined[1]
+        view, where = joined
+        pairs = zip(where, view.split("\n"), strict=True)
+        kept = [(w, ln) for w, ln in pairs if ln not in lines]
+        if kept:
+            yield "split over two lines", "\n".join(ln for _, ln in kept), [w for w, _ in kept]
     fm = _frontmatter_label(text)
     if fm is not None:
-        yield "label in the frontmatter, value in the body", fm, None
+        changed = _changed_lines(lines, fm)
+        yield (
+            "label in the frontmatter, value in the body",
+            "\n".join(b for _, b in changed),
+            [i for i, _ in changed],
+        )

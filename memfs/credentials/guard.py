@@ -67,7 +67,7 @@ def _scan_disguised(text: str, patterns: tuple[CredentialPattern, ...]) -> list[
             continue
         out = []
         for f in found:
-            line = (where[f.line - 1] if where is not None else f.line - 1) + 1
+            line = where[f.line - 1] + 1
             start = line_starts[min(line, len(line_starts)) - 1]
             end = text.find("\n", start)
             out.append(

@@ -35,10 +35,10 @@ def _format_chars() -> re.Pattern[str]:
 
 @cache
 def _marks_after_ascii() -> re.Pattern[str]:
-    """Combining marks right after an ASCII letter or digit (``ghp_a\u0301b…``): dropped, so
-    NFKC does not compose them into a letter the token's alphabet lacks."""
-    marks = _category_class("Mn").pattern
-    return re.compile(rf"(?<=[0-9A-Za-z_]){marks}+")
+    """Combining diacritics right after an ASCII letter or digit (``ghp_a\u0301b…``): dropped,
+    so NFKC does not compose them into a letter the token's alphabet lacks. The diacritic
+    blocks only: a variation selector after a digit (a keycap emoji) is left alone."""
+    return re.compile(r"(?<=[0-9A-Za-z_])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]+")
 
 
 def _category_class(category: str) -> re.Pattern[str]:
