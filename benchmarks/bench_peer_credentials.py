@@ -2,8 +2,9 @@
 
 The cases come from ``benchmarks/build_peer_corpus.py`` (gitleaks, detect-secrets and
 secretlint in ``tests/corpus/credentials/peers.jsonl``; trufflehog's, under the AGPL, only
-where that script was run here). Every secret is written into a memory file five ways and
-checked through :meth:`memfs.MemFS.pipe_file` (the write path a model's memory goes through):
+where that script was run here). Every secret is written into a memory file six ways and
+checked with :func:`memfs.credentials.find_credentials` (the check ``MemFS``'s write path
+makes before it stores a memory):
 
 - ``line``: the peer's own test line, as the memory's body;
 - ``bare``: the value alone (most cannot be told from a hash without a label: reported, no
@@ -13,8 +14,7 @@ checked through :meth:`memfs.MemFS.pipe_file` (the write path a model's memory g
 - ``cjk``: a Chinese or Japanese sentence;
 - ``frontmatter``: the value in the ``description:`` of the memory's frontmatter.
 
-A secret counts as caught when the write is refused with a finding on the value's line (the
-bare form: any refusal). A non-secret case (the peer's own false-positive tests) counts as a
+A secret counts as caught when a finding overlaps the value (the bare form: any finding). A non-secret case (the peer's own false-positive tests) counts as a
 false positive when its line, written as a memory body, is refused. Figures are per peer and
 per embedding and never merged with the project's own corpus (row 11).
 
