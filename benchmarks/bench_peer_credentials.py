@@ -14,7 +14,8 @@ makes before it stores a memory):
 - ``cjk``: a Chinese or Japanese sentence;
 - ``frontmatter``: the value in the ``description:`` of the memory's frontmatter.
 
-A secret counts as caught when a finding overlaps the value (the bare form: any finding). A non-secret case (the peer's own false-positive tests) counts as a
+A secret counts as caught when a finding overlaps the value (the bare form: any finding).
+A non-secret case (the peer's own false-positive tests) counts as a
 false positive when its line, written as a memory body, is refused. Figures are per peer and
 per embedding and never merged with the project's own corpus (row 11).
 
