@@ -12,6 +12,7 @@ import pytest
 from benchmarks.bench_peer_credentials import EMBEDDINGS, load, score
 from memfs import InMemoryFileStore, MemFS
 from memfs.credentials import find_credentials
+from memfs.credentials.formats import GITLEAKS_PATTERNS
 
 from tests.conftest import TODAY
 
@@ -103,6 +104,12 @@ def test_the_peer_corpus_keeps_source_and_licence_for_every_case():
     assert {c["peer"] for c in cases} == {"gitleaks", "detect-secrets", "secretlint"}
     assert all(c["source"] and c["licence"] in ("MIT", "Apache-2.0") for c in cases)
     assert all((c["value"] is not None) == c["secret"] for c in cases)
+
+
+def test_every_row_taken_from_gitleaks_catches_something_in_the_peer_corpus():
+    secrets = [c for c in load(("peers.jsonl",)) if c["secret"]]
+    seen = {f.kind for c in secrets for f in find_credentials(c["line"], GITLEAKS_PATTERNS)}
+    assert {p.kind for p in GITLEAKS_PATTERNS} - seen == set()
 
 
 def test_a_sample_of_the_peer_corpus_scores_near_its_full_figures():

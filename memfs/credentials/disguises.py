@@ -33,9 +33,9 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 def _homoglyphs(text: str) -> str | None:
     """Words mixing Latin letters with Cyrillic or Greek look-alikes, spelled in Latin."""
-    if text.isascii() or not _re(
-        r"[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z]"
-    ).search(text):
+    if text.isascii() or not _re(r"[\u0370-\u04ff]").search(text):
+        return None
+    if not _re(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]").search(text):
         return None
 
     def fold(m: re.Match[str]) -> str:
@@ -48,6 +48,11 @@ def _homoglyphs(text: str) -> str | None:
 
 def _spaced(text: str) -> str | None:
     """``p a s s w o r d`` → ``password``: four or more single letters, one space apart."""
+    # the trigger starts with a literal (fast to scan for); the full rule then runs
+    if not _re(r" [A-Za-z] [A-Za-z] ").search(text) and not _re(r"\.[A-Za-z]\.[A-Za-z]\.").search(
+        text
+    ):
+        return None
     rx = _re(r"(?<![A-Za-z0-9])[A-Za-z](?:[ .][A-Za-z]){3,}(?![A-Za-z0-9])")
     if not rx.search(text):
         return None
@@ -91,6 +96,8 @@ def _url(text: str) -> str | None:
 
 def _groups(text: str) -> str | None:
     """A token written in hyphen or space groups (``ghp_Ab3d-Ef5h-…``) joined up."""
+    if not _re(r"-[A-Za-z0-9]{3,8}-[A-Za-z0-9]{3,8}-[A-Za-z0-9]{3,8}").search(text):
+        return None
     rx = _re(r"(?<![\w-])[A-Za-z0-9_]{3,12}(?:-[A-Za-z0-9]{3,8}){3,}(?![\w-])")
     if not rx.search(text):
         return None
@@ -109,9 +116,8 @@ def _groups(text: str) -> str | None:
 
 def _join(text: str) -> tuple[str, list[int]] | None:
     """A token broken over two lines put back on one; the line map says where each came from."""
-    rx = _re(r"([A-Za-z0-9_\-+/=]{12,})[ \t]*\n[ \t]*([A-Za-z0-9_\-+/=]{8,})(?=[ \t]*(?:\n|$))")
-    if not rx.search(text):
-        return None
+    if not _re(r"\n[ \t]*[A-Za-z0-9_\-+/=]{8,}[ \t]*(?:\n|$)").search(text):
+        return None  # no line that is one token: nothing to join
     lines = text.split("\n")
     out: list[str] = []
     where: list[int] = []

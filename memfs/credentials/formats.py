@@ -76,7 +76,7 @@ def _key_block(value: str) -> bool:
     return len(body) >= 40 and not is_placeholder(body)
 
 
-PATTERNS: tuple[CredentialPattern, ...] = (
+OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "private key block",
         r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----END)){0,200}"
@@ -329,4 +329,57 @@ PATTERNS: tuple[CredentialPattern, ...] = (
         gate=("curl",),
     ),
 )
+"""The formats whose examples are the project's own corpus (``tests/corpus/credentials``)."""
+
+GITLEAKS_PATTERNS: tuple[CredentialPattern, ...] = (
+    CredentialPattern(
+        "Anthropic API key",
+        _after("sk-ant-") + r"(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,100}AA" + _END,
+        accept=_real,
+    ),
+    CredentialPattern("Artifactory API key", _after("AKCp") + r"[A-Za-z0-9]{69}" + _END),
+    CredentialPattern(
+        "Clojars token",
+        _after("clojars_") + r"[a-z0-9]{60}" + _END,
+        lowered=True,
+        gate=("clojars_",),
+    ),
+    CredentialPattern(
+        "PlanetScale token",
+        _after("pscale_") + r"(?:pw|oauth|tkn)_[A-Za-z0-9=._\-]{32,64}" + _END,
+        accept=_real,
+    ),
+    CredentialPattern(
+        "SettleMint token", _after("sm_") + r"(?:aat|pat|sat)_[A-Za-z0-9]{16}" + _END, accept=_real
+    ),
+    CredentialPattern(
+        "Flutterwave key",
+        _after("FLWSEC") + r"K(?:_TEST)?-[a-hA-H0-9]{12,32}(?:-X)?" + _END,
+        accept=_real,
+    ),
+    CredentialPattern(
+        "Amazon Bedrock API key",
+        _after("ABSKQmVkcm9ja0FQSUtleS")
+        + r"[A-Za-z0-9+/]{20,}={0,2}"
+        + r"|"
+        + _after("bedrock-api-key-")
+        + r"[A-Za-z0-9+/]{20,}={0,2}",
+        gate=("ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-"),
+    ),
+    CredentialPattern(
+        "Grafana API key (legacy)", _after("eyJrIjoi") + r"[A-Za-z0-9]{70,400}={0,3}", accept=_real
+    ),
+    CredentialPattern(
+        "Slack webhook URL (http or no scheme)",
+        r"(?<![\w/])(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
+        r"[A-Za-z0-9+/_]{30,}",
+        accept=lambda v: "https://hooks" not in v,  # the https form is the row above
+        gate=("hooks.slack.com",),
+    ),
+)
+"""Provider prefixes taken from gitleaks' rule table (MIT licence), for keys whose body alone
+does not look random enough to the label layer (one case, few digits). Their examples are the
+peers' corpus (``tests/corpus/credentials/peers.jsonl``), not the project's own."""
+
+PATTERNS: tuple[CredentialPattern, ...] = OWN_PATTERNS + GITLEAKS_PATTERNS
 """Every provider format and fixed-shape credential the guard knows, in one place."""
