@@ -35,6 +35,8 @@ from typing import Any
 
 from memfs.credentials import find_credentials
 
+from benchmarks.harness import Row
+
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "credentials"
 FILES = ("peers.jsonl", "peers-trufflehog.jsonl")
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -164,6 +166,25 @@ def table(report: dict[str, Any]) -> Iterator[str]:
         yield (
             f"| {peer} | " + " | ".join(cells) + f" | {f['rate']:.1%} ({f['hits']}/{f['total']}) |"
         )
+
+
+def peer_row() -> Row:
+    """Row 11b for ``benchmarks/bench_credentials.py``: the peers' corpus, per embedding."""
+    report = score(load())
+    every = report["recall"].get("all", {})
+    fp = report["false_positives"].get("all", {"rate": 0.0, "hits": 0, "total": 0})
+    met = all(every.get(h, {"rate": 0})["rate"] >= t for h, t in TARGETS.items())
+    return Row(
+        id="11b",
+        what="credential guard on other scanners' test suites (held out), per embedding",
+        baseline="—",
+        target="recall ≥ 90% in prose, CJK and frontmatter; FP ≤ 2%; bare values reported",
+        measured="; ".join(f"{h} {every[h]['rate']:.1%}" for h in EMBEDDINGS if h in every)
+        + f"; FP {fp['rate']:.1%} ({fp['hits']}/{fp['total']})",
+        met=met and fp["rate"] <= FP_TARGET,
+        note="Per peer: " + " ".join(table(report)),
+        figures={k: v for k, v in report.items() if k != "misses"},
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
