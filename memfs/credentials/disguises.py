@@ -127,7 +127,7 @@ def _join(text: str) -> tuple[str, list[int]] | None:
         if i + 1 < len(lines):
             a = _re(r"[A-Za-z0-9_\-+/=]{12,}[ \t]*$").search(line)
             b = _re(r"^[ \t]*[A-Za-z0-9_\-+/=]{8,}[ \t]*$").match(lines[i + 1])
-            if a and b:
+            if a and b and not (_env_name(a.group()) or _env_name(b.group())):
                 out.append(line.rstrip() + lines[i + 1].strip())
                 where.append(i)
                 i += 2
@@ -136,6 +136,11 @@ def _join(text: str) -> tuple[str, list[int]] | None:
         where.append(i)
         i += 1
     return "\n".join(out), where
+
+
+def _env_name(fragment: str) -> bool:
+    """``GITHUB_API_KEY=``: a variable name on its own line, not half a token."""
+    return _re(r"[ \t]*[A-Z][A-Z0-9_]*=?[ \t]*").fullmatch(fragment) is not None
 
 
 def _frontmatter_label(text: str) -> str | None:

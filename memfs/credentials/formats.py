@@ -63,6 +63,21 @@ def _real(value: str) -> bool:
 _END = r"(?![A-Za-z0-9])"
 
 
+def _words(value: str) -> bool:
+    """A camelCase identifier (``requiredCharacteristicTypes``), not a random body."""
+    return re.fullmatch(r"(?:[A-Z]?[a-z]{2,})+", value) is not None
+
+
+def _url_password(value: str, user: str) -> bool:
+    """A password in a URL, not the user name again (``postgres:postgres@``) or a stand-in."""
+    return (
+        not is_placeholder(value)
+        and len(value) >= 4
+        and len(set(value)) >= 3
+        and value.lower() != user.lower()
+    )
+
+
 def _slack_real(value: str) -> bool:
     """Slack tokens carry numeric ids; ``xoxo-banner-image`` and ``xoxp-1-RANDOMSTRINGHERE``
     (a word where the random part goes) do not."""
@@ -203,7 +218,7 @@ OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "Hugging Face token",
         r"(?:hf_(?<![A-Za-z0-9]hf_)|api_org_(?<![A-Za-z0-9]api_org_))[A-Za-z0-9]{30,}(?![\w-])",
-        accept=_real,
+        accept=lambda v: _real(v) and not _words(v.split("_")[-1]),
         gate=("hf_", "api_org_"),
     ),
     CredentialPattern("npm token", _after("npm_") + r"[A-Za-z0-9]{36}" + _END, accept=_real),
@@ -245,6 +260,7 @@ OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "Terraform Cloud token",
         r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}",
+        accept=_real,
         gate=(".atlasv1.",),
     ),
     CredentialPattern(
@@ -285,9 +301,9 @@ OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     ),
     CredentialPattern(
         "password in a connection URL",
-        r"://[^\s:/@'\"`]+:(?P<value>[^\s@/'\"`]+)@[\w.\-]+",
+        r"://(?P<value>[^\s:/@'\"`]+:[^\s@/'\"`]+)@[\w.\-]+",
         "value",
-        lambda v: not is_placeholder(v) and len(v) >= 4,
+        lambda v: _url_password(*reversed(v.split(":", 1))),
     ),
     CredentialPattern(
         "Authorization header value",
@@ -337,7 +353,9 @@ GITLEAKS_PATTERNS: tuple[CredentialPattern, ...] = (
         _after("sk-ant-") + r"(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,100}AA" + _END,
         accept=_real,
     ),
-    CredentialPattern("Artifactory API key", _after("AKCp") + r"[A-Za-z0-9]{69}" + _END),
+    CredentialPattern(
+        "Artifactory API key", _after("AKCp") + r"[A-Za-z0-9]{69}" + _END, accept=_real
+    ),
     CredentialPattern(
         "Clojars token",
         _after("clojars_") + r"[a-z0-9]{60}" + _END,

@@ -37,8 +37,9 @@ _PLACEHOLDER = r"""^(?:
     \$\{.*|\$\(.*|\$[A-Za-z_]\w*|%\w+%|[<{\[(].*    # ${VAR}, $(cmd), $VAR, %VAR%, <token>, {{x}}
   | .*[.]{3}.* | .*…                             # sk-..., ghp_…
   | [*xX•.\-_#=~]+                               # ****, xxxx, ...., ----
+  | .*(.)\1{7,}.*                                 # one character eight times: 1111…, AAAA…
   | .*(?:x{4,}|X{4,}|\*{3,}|0{6,}|1234567|abcdef|example|sample|redacted|placeholder
-        |changeme|your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
+        |changeme|replace[-_ ]?(?:me|with)|your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
         |dummy|fake|notreal|not[-_]a[-_]real).*
   | (?:none|null|nil|empty|n/?a|tbd|todo|unset|unknown|hidden|masked|omitted|secret|password
       |passwd|pass|pwd|token|key|apikey|api_key|value|string|required|optional|true|false
