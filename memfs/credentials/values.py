@@ -39,7 +39,8 @@ _PLACEHOLDER = r"""^(?:
   | [*xX•.\-_#=~]+                               # ****, xxxx, ...., ----
   | .*(.)\1{7,}.*                                 # one character eight times: 1111…, AAAA…
   | .*(?:x{4,}|X{4,}|\*{3,}|0{6,}|1234567|abcdef|example|sample|redacted|placeholder
-        |changeme|replace[-_ ]?(?:me|with)|your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
+        |changeme|replace[-_ ]?(?:me|with)
+        |your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
         |dummy|fake|notreal|not[-_]a[-_]real).*
   | (?:none|null|nil|empty|n/?a|tbd|todo|unset|unknown|hidden|masked|omitted|secret|password
       |passwd|pass|pwd|token|key|apikey|api_key|value|string|required|optional|true|false
