@@ -5,6 +5,10 @@ labelled corpus in ``tests/corpus/credentials`` — recall per format and per la
 false-positive rate per language — and counts findings on the design brief, the original
 design note and the generated stores (261 and 10,000 files), where the target is zero.
 
+Row 11b (printed and written by this script, not by ``run_all``) scores it on other
+scanners' test suites, embedded six ways (``benchmarks/bench_peer_credentials.py``),
+reported apart from row 11.
+
 Row 12 times the guard on the generated store's ~3 KB memory files (a real store's median size)
 against the guard as it was before issue 14 (``benchmarks/baseline_credentials.py``), in the
 same run, and reports the import time and the cost of the first check (which compiles).
@@ -326,6 +330,9 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 0
         rows = run(ws)
+    from benchmarks.bench_peer_credentials import peer_row
+
+    rows.insert(1, peer_row())  # printed here; run_all's table keeps numeric row ids
     for r in rows:
         print(f"row {r.id} [{'met' if r.met else 'MISSED'}] {r.measured}\n  {r.note}")
     path = out / f"credentials-{stamp}.json"

@@ -133,18 +133,51 @@ def test_each_command_refuses_the_other_layout(tmp_path, capsys):
     assert not (tmp_path / "ws").exists() and not (tmp_path / "cc").exists()
 
 
-def test_a_credential_is_refused_before_anything_is_written():
+_TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"
+
+
+def _store_with_a_secret() -> MemFS:
     src = _fs(FLAT)
-    src.store.write("MEMORY.md", b"- [Keys](keys.md) \xe2\x80\x94 deploy keys\n")
     src.store.write(
-        "keys.md", ("token: ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5" + "\n").encode()
+        "MEMORY.md",
+        "- [Keys](keys.md) \u2014 deploy keys\n- [Role](user_role.md) \u2014 who I am\n".encode(),
     )
+    src.store.write("keys.md", f"notes\ntoken: {_TOKEN}\n".encode())
+    src.store.write("user_role.md", b"---\nname: role\n---\nData engineer.\n")
+    return src
+
+
+def test_a_refused_file_is_left_out_and_every_clean_file_is_imported():
     ws = MemFS(InMemoryFileStore(), clock=lambda: TODAY)  # the guard on, as MemFS has it
-    plan = plan_transfer(src, ws)
-    assert not plan.ok and plan.refused and plan.refused[0].startswith("keys.md: ")
-    with pytest.raises(FileExistsError):
-        apply_transfer(plan, ws)
-    assert ws.raw.find("") == []
+    plan = plan_transfer(_store_with_a_secret(), ws)
+    assert not plan.ok and plan.writable
+    assert len(plan.refused) == 1 and plan.refused[0].startswith("keys.md: line 2: GitHub token")
+    assert _TOKEN not in plan.refused[0]
+    assert [c.dst for c in plan.copies] == ["MEMORY.md", "memory/user_role.md"]
+    assert [(b.line, b.old) for b in plan.broken_links] == [(1, "keys.md")]
+    apply_transfer(plan, ws)
+    assert sorted(ws.raw.find("")) == ["MEMORY.md", "memory/user_role.md"]
+    index = ws.raw.cat_file("MEMORY.md").decode()
+    assert "[Keys](memory/keys.md)" in index  # the line is kept, not dropped
+
+
+def test_import_names_each_refused_file_exits_1_and_dry_run_says_the_same(tmp_path, capsys):
+    src_dir = tmp_path / "cc"
+    src_dir.mkdir()
+    src = _store_with_a_secret()
+    for path in src.raw.find(""):
+        (src_dir / path).write_bytes(src.raw.cat_file(path))
+    ws = tmp_path / "ws"
+    assert main(["import", str(src_dir), str(ws), "--dry-run"]) == 1
+    dry = capsys.readouterr()
+    assert not ws.exists()
+    assert main(["import", str(src_dir), str(ws)]) == 1
+    real = capsys.readouterr()
+    for out in (dry, real):
+        assert "keys.md: line 2: GitHub token" in out.err and _TOKEN not in out.err + out.out
+        assert "broken link kept: line 1: keys.md" in out.out
+    assert "would be written" in dry.err and "would have imported 2 files" in dry.out
+    assert _tree(ws).keys() == {"MEMORY.md", "memory/user_role.md"}
 
 
 def test_a_file_that_two_sources_would_share_is_a_conflict():

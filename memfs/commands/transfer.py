@@ -17,7 +17,10 @@ touched.
 
 Both read through the source's raw view (exact bytes, never the reminder-decorated one) and
 refuse to overwrite: a destination file that exists stops the whole transfer before anything
-is written, and each write is a create-only write. Writes go to the destination's store as
+is written, and each write is a create-only write. A file the destination refuses (it holds
+a credential) is left out whole and named with its line and kind; every clean file is still
+carried, the command exits 1, and an index line that links to a refused file is kept and
+reported as broken. Writes go to the destination's store as
 they are, because the filesystem's write path would stamp ``metadata.recorded`` with today's
 date into files that carry their own dates (and break the byte-identical round trip); the
 credential check the write path applies to memory files and the index is applied here too.
@@ -87,13 +90,21 @@ class TransferPlan(BaseModel):
     conflicts: list[str] = Field(default_factory=list)
     """Destination paths that already exist (or that two files would share)."""
     refused: list[str] = Field(default_factory=list)
-    """Files the credential check refuses, with why."""
+    """Files the destination refuses (a credential: with its line and kind), with why; each
+    is left out and every other file is still carried."""
+    broken_links: list[LinkChange] = Field(default_factory=list)
+    """Index lines that link to a refused file: kept as written, broken until it is carried."""
 
     _payload: dict[str, bytes] = PrivateAttr(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.conflicts and not self.refused
+
+    @property
+    def writable(self) -> bool:
+        """Whether the clean files can be written: no conflict (refused files are left out)."""
+        return not self.conflicts
 
     @property
     def total_bytes(self) -> int:
@@ -216,17 +227,46 @@ def plan_transfer(src: MemFS, dst: MemFS, direction: Direction = "import") -> Tr
         try:
             dst.verbatim().prepare_write(dst_path, data)  # the destination's own rules refuse
         except (PermissionError, ValueError) as e:
-            plan.refused.append(f"{path}: {e}")
+            plan.refused.append(f"{path}: {_why_refused(e)}")
+            plan.copies.remove(copy)
+            del plan._payload[dst_path]
+    _mark_broken_links(plan, s)
     return plan
 
 
+def _why_refused(e: Exception) -> str:
+    """Each finding's line and kind for a credential refusal (never the secret); else the error."""
+    findings = getattr(e, "findings", None)
+    if not findings:
+        return str(e)
+    return "; ".join(
+        f"{'file name' if f.line == 0 else f'line {f.line}'}: {f.kind} ({f.preview})"
+        for f in findings
+    )
+
+
+def _mark_broken_links(plan: TransferPlan, src: Layout) -> None:
+    """Index links whose target is a refused file: the line is kept, and reported broken."""
+    refused = {r.split(": ", 1)[0] for r in plan.refused}
+    for ch in plan.links:
+        path = resolve_link(unquote(ch.old.split("#", 1)[0]), src.index_path)
+        if path in refused:
+            plan.broken_links.append(
+                ch.model_copy(update={"why": f"links to {path}, which was refused"})
+            )
+
+
 def apply_transfer(plan: TransferPlan, dst: MemFS) -> None:
-    """Write what ``plan`` says into ``dst``; refuses a plan with conflicts or refusals."""
-    if not plan.ok:
+    """Write the clean files of ``plan`` into ``dst``; refuses a plan with conflicts.
+
+    Refused files are not in ``plan.copies``: every other file is written whole, and nothing
+    of a refused file is.
+    """
+    if not plan.writable:
         raise FileExistsError(
             errno.EEXIST,
-            "The plan has conflicts or refused files; nothing was written.",
-            ", ".join(plan.conflicts + plan.refused),
+            "The plan has conflicts; nothing was written.",
+            ", ".join(plan.conflicts),
         )
     # Verbatim: the bytes are the source's, not a new write, so no date is stamped into them;
     # create-only, so a file that appeared since the plan is never overwritten.
@@ -397,21 +437,26 @@ def _run(args: argparse.Namespace, direction: Direction) -> int:
             "empty destination.",
             file=sys.stderr,
         )
+    for ch in plan.broken_links:
+        print(f"  broken link kept: line {ch.line}: {ch.old} ({ch.why})")
+    if not plan.writable:
+        return 1
+    would = "would be " if args.dry_run else ""
+    for r in plan.refused:
+        print(f"{name}: refused (not {would}written): {r}", file=sys.stderr)
     if plan.refused:
         print(
-            f"{name}: refusing {len(plan.refused)} file(s) that look like they hold a credential "
-            f"({'; '.join(plan.refused)}). Nothing was written; remove the secret and retry.",
+            f"{name}: {len(plan.refused)} file(s) refused; remove the secret (store where it "
+            "lives instead) and import them again.",
             file=sys.stderr,
         )
-    if not plan.ok:
-        return 1
     verb = "imported" if direction == "import" else "exported"
     if args.dry_run:
         print(
             f"dry run: would have {verb} {len(plan.copies)} files "
             f"({plan.total_bytes:,} bytes); nothing was written"
         )
-        return 0
+        return 1 if plan.refused else 0
     apply_transfer(plan, dst)
     print(f"{verb.capitalize()} {len(plan.copies)} files ({plan.total_bytes:,} bytes).")
-    return 0
+    return 1 if plan.refused else 0

@@ -54,17 +54,49 @@ def _after(literal: str) -> str:
 
 
 def _real(value: str) -> bool:
-    """Not a documentation placeholder (``ghp_xxxx…``, ``AKIA…EXAMPLE``, ``sk-your-key``)."""
-    return not is_placeholder(value) and len(set(value)) >= 8
+    """Not a documentation placeholder (``ghp_xxxx…``, ``AKIA…EXAMPLE``, ``sntryu_aaaa…``):
+    the longest part between separators must use at least eight different characters."""
+    body = max(re.split(r"[_\-.]", value), key=len)
+    return not is_placeholder(value) and len(set(body)) >= 8
 
 
 _END = r"(?![A-Za-z0-9])"
 
 
-PATTERNS: tuple[CredentialPattern, ...] = (
+def _words(value: str) -> bool:
+    """A camelCase identifier (``requiredCharacteristicTypes``), not a random body."""
+    return re.fullmatch(r"(?:[A-Z]?[a-z]{2,})+", value) is not None
+
+
+def _url_password(value: str, user: str) -> bool:
+    """A password in a URL, not the user name again (``postgres:postgres@``) or a stand-in."""
+    return (
+        not is_placeholder(value)
+        and len(value) >= 4
+        and len(set(value)) >= 3
+        and value.lower() != user.lower()
+    )
+
+
+def _slack_real(value: str) -> bool:
+    """Slack tokens carry numeric ids; ``xoxo-banner-image`` and ``xoxp-1-RANDOMSTRINGHERE``
+    (a word where the random part goes) do not."""
+    last = value.rsplit("-", 1)[-1]
+    return any(c.isdigit() for c in value[5:]) and not re.fullmatch(r"[A-Za-z]+", last)
+
+
+def _key_block(value: str) -> bool:
+    """A private-key header with a key under it, not an empty template block."""
+    body = re.sub(r"-----[A-Z0-9 ]+-----|[\s\\n\"']", "", value)
+    return len(body) >= 40 and not is_placeholder(body)
+
+
+OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "private key block",
-        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d+:",
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----END)){0,200}"
+        r"|PuTTY-User-Key-File-\d+:[^\n]*\n(?:[^\n]*\n){0,3}",
+        accept=_key_block,
         gate=("PRIVATE KEY", "PuTTY"),
     ),
     CredentialPattern(
@@ -114,7 +146,7 @@ PATTERNS: tuple[CredentialPattern, ...] = (
         "Slack token",
         _after("xox") + r"[abposre]-(?:\d+-)?[A-Za-z0-9\-]{10,}|"
         r"xapp-(?<![A-Za-z0-9]xapp-)\d-[A-Z0-9]{6,}-\d{6,}-[A-Za-z0-9]{20,}",
-        accept=_real,
+        accept=lambda v: _real(v) and _slack_real(v),
     ),
     CredentialPattern(
         "Slack webhook URL",
@@ -134,7 +166,9 @@ PATTERNS: tuple[CredentialPattern, ...] = (
         r"(?<![0-9A-Za-z:])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])",
         gate=(":AA",),
     ),
-    CredentialPattern("Google API key", _after("AIza") + r"[0-9A-Za-z_\-]{35}(?![\w-])"),
+    CredentialPattern(
+        "Google API key", _after("AIza") + r"[0-9A-Za-z_\-]{35}(?![\w-])", accept=_real
+    ),
     CredentialPattern("Google OAuth client secret", _after("GOCSPX-") + r"[A-Za-z0-9_\-]{20,}"),
     CredentialPattern(
         "Azure storage account key",
@@ -184,7 +218,7 @@ PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "Hugging Face token",
         r"(?:hf_(?<![A-Za-z0-9]hf_)|api_org_(?<![A-Za-z0-9]api_org_))[A-Za-z0-9]{30,}(?![\w-])",
-        accept=_real,
+        accept=lambda v: _real(v) and not _words(v.split("_")[-1]),
         gate=("hf_", "api_org_"),
     ),
     CredentialPattern("npm token", _after("npm_") + r"[A-Za-z0-9]{36}" + _END, accept=_real),
@@ -218,6 +252,7 @@ PATTERNS: tuple[CredentialPattern, ...] = (
         + r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|"
         + _after("glc_")
         + r"[A-Za-z0-9+/]{32,}",
+        accept=_real,
     ),
     CredentialPattern(
         "HashiCorp Vault token", r"hv[sbr]\.(?<![A-Za-z0-9]hv.\.)[A-Za-z0-9_\-]{24,}", accept=_real
@@ -225,6 +260,7 @@ PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "Terraform Cloud token",
         r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}",
+        accept=_real,
         gate=(".atlasv1.",),
     ),
     CredentialPattern(
@@ -245,7 +281,9 @@ PATTERNS: tuple[CredentialPattern, ...] = (
     ),
     CredentialPattern("Groq API key", _after("gsk_") + r"[A-Za-z0-9]{48,}", accept=_real),
     CredentialPattern("Replicate API token", _after("r8_") + r"[A-Za-z0-9]{37}" + _END),
-    CredentialPattern("Perplexity API key", _after("pplx-") + r"[A-Za-z0-9]{48}" + _END),
+    CredentialPattern(
+        "Perplexity API key", _after("pplx-") + r"[A-Za-z0-9]{48}" + _END, accept=_real
+    ),
     CredentialPattern("xAI API key", _after("xai-") + r"[A-Za-z0-9]{70,}", accept=_real),
     CredentialPattern(
         "LangSmith API key", r"lsv2_(?<![A-Za-z0-9]lsv2_)(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"
@@ -253,6 +291,7 @@ PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "Sentry auth token",
         _after("sntrys_") + r"[A-Za-z0-9_=+/\-]{60,}|" + _after("sntryu_") + r"[a-f0-9]{64}",
+        accept=_real,
     ),
     CredentialPattern("Supabase access token", _after("sbp_") + r"[a-f0-9]{40}" + _END),
     CredentialPattern("Figma token", _after("figd_") + r"[A-Za-z0-9_\-]{40,}"),
@@ -262,9 +301,9 @@ PATTERNS: tuple[CredentialPattern, ...] = (
     ),
     CredentialPattern(
         "password in a connection URL",
-        r"://[^\s:/@'\"`]+:(?P<value>[^\s@/'\"`]+)@[\w.\-]+",
+        r"://(?P<value>[^\s:/@'\"`]+:[^\s@/'\"`]+)@[\w.\-]+",
         "value",
-        lambda v: not is_placeholder(v) and len(v) >= 4,
+        lambda v: _url_password(*reversed(v.split(":", 1))),
     ),
     CredentialPattern(
         "Authorization header value",
@@ -306,4 +345,59 @@ PATTERNS: tuple[CredentialPattern, ...] = (
         gate=("curl",),
     ),
 )
+"""The formats whose examples are the project's own corpus (``tests/corpus/credentials``)."""
+
+GITLEAKS_PATTERNS: tuple[CredentialPattern, ...] = (
+    CredentialPattern(
+        "Anthropic API key",
+        _after("sk-ant-") + r"(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,100}AA" + _END,
+        accept=_real,
+    ),
+    CredentialPattern(
+        "Artifactory API key", _after("AKCp") + r"[A-Za-z0-9]{69}" + _END, accept=_real
+    ),
+    CredentialPattern(
+        "Clojars token",
+        _after("clojars_") + r"[a-z0-9]{60}" + _END,
+        lowered=True,
+        gate=("clojars_",),
+    ),
+    CredentialPattern(
+        "PlanetScale token",
+        _after("pscale_") + r"(?:pw|oauth|tkn)_[A-Za-z0-9=._\-]{32,64}" + _END,
+        accept=_real,
+    ),
+    CredentialPattern(
+        "SettleMint token", _after("sm_") + r"(?:aat|pat|sat)_[A-Za-z0-9]{16}" + _END, accept=_real
+    ),
+    CredentialPattern(
+        "Flutterwave key",
+        _after("FLWSEC") + r"K(?:_TEST)?-[a-hA-H0-9]{12,32}(?:-X)?" + _END,
+        accept=_real,
+    ),
+    CredentialPattern(
+        "Amazon Bedrock API key",
+        _after("ABSKQmVkcm9ja0FQSUtleS")
+        + r"[A-Za-z0-9+/]{20,}={0,2}"
+        + r"|"
+        + _after("bedrock-api-key-")
+        + r"[A-Za-z0-9+/]{20,}={0,2}",
+        gate=("ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-"),
+    ),
+    CredentialPattern(
+        "Grafana API key (legacy)", _after("eyJrIjoi") + r"[A-Za-z0-9]{70,400}={0,3}", accept=_real
+    ),
+    CredentialPattern(
+        "Slack webhook URL (http or no scheme)",
+        r"(?<![\w/])(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
+        r"[A-Za-z0-9+/_]{30,}",
+        accept=lambda v: "https://hooks" not in v,  # the https form is the row above
+        gate=("hooks.slack.com",),
+    ),
+)
+"""Provider prefixes taken from gitleaks' rule table (MIT licence), for keys whose body alone
+does not look random enough to the label layer (one case, few digits). Their examples are the
+peers' corpus (``tests/corpus/credentials/peers.jsonl``), not the project's own."""
+
+PATTERNS: tuple[CredentialPattern, ...] = OWN_PATTERNS + GITLEAKS_PATTERNS
 """Every provider format and fixed-shape credential the guard knows, in one place."""

@@ -7,8 +7,14 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
+from memfs.credentials.disguises import views
 from memfs.credentials.formats import PATTERNS, CredentialPattern
-from memfs.credentials.labels import find_in_tables, find_labelled, find_pairs
+from memfs.credentials.labels import (
+    find_in_tables,
+    find_labelled,
+    find_pairs,
+    find_unlock_phrases,
+)
 from memfs.credentials.normalize import normalize
 from memfs.errors import CredentialRefusedError
 
@@ -42,6 +48,44 @@ _PRIORITY_FORMAT, _PRIORITY_LABEL = 0, 1
 
 
 def _scan(text: str, patterns: Iterable[CredentialPattern], labels: bool) -> list[Finding]:
+    patterns = tuple(patterns)
+    out = _scan_as_written(text, patterns, labels)
+    if out or not labels:
+        return out
+    return _scan_disguised(text, patterns)
+
+
+def _scan_disguised(text: str, patterns: tuple[CredentialPattern, ...]) -> list[Finding]:
+    """Findings in the text with a disguise undone (:mod:`.disguises`), on their written lines.
+
+    Only the first view with a finding counts: the file is refused either way.
+    """
+    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    for why, view, where in views(text):
+        found = _scan_as_written(view, patterns, True)
+        if not found:
+            continue
+        out = []
+        for f in found:
+            line = where[f.line - 1] + 1
+            start = line_starts[min(line, len(line_starts)) - 1]
+            end = text.find("\n", start)
+            out.append(
+                Finding(
+                    kind=f"{f.kind} ({why})",
+                    line=line,
+                    start=start,
+                    end=len(text) if end < 0 else end,
+                    preview=f.preview,
+                )
+            )
+        return out
+    return []
+
+
+def _scan_as_written(
+    text: str, patterns: Iterable[CredentialPattern], labels: bool
+) -> list[Finding]:
     norm = normalize(text)
     t = norm.text
     lowered = t.lower()  # C speed; offsets must match ``t``, and a few characters
@@ -58,7 +102,7 @@ def _scan(text: str, patterns: Iterable[CredentialPattern], labels: bool) -> lis
                 continue
             found.append((start, _PRIORITY_FORMAT, end, pattern.kind))
     if labels:
-        for finder in (find_labelled, find_in_tables, find_pairs):
+        for finder in (find_labelled, find_in_tables, find_pairs, find_unlock_phrases):
             found.extend((s, _PRIORITY_LABEL, e, kind) for s, e, kind in finder(t, lowered))
     found.sort()
     out: list[Finding] = []

@@ -132,13 +132,40 @@ def _label_regex() -> re.Pattern[str]:
     return re.compile(_trie([*KEY_LABELS, *PASSWORD_LABELS, *GENERIC_LABELS]))
 
 
-def _labels_in(lowered: str) -> list[re.Match[str]]:
+def label_of(text: str) -> str | None:
+    """The first password or key label in ``text`` (lower case), if it has one."""
+    lowered = text.lower()
+    for m in _labels_in(text if len(text) == len(lowered) else lowered, lowered):
+        if family_of(m.group()) != "generic" or m.group() in ("token", "secret", "credentials"):
+            return m.group()
+    return None
+
+
+def _labels_in(text: str, lowered: str) -> list[re.Match[str]]:
+    """Every label that stands as a word (or a camelCase part) of its own.
+
+    A match inside a longer word (``api token`` in ``vpnapi token``) is skipped and the search
+    goes on from its next character, so the label it hid (``token``) is still found.
+    """
     latin, cjk = _label_regexes()
-    found = list(latin.finditer(lowered))
+    found = _word_labels(latin, text, lowered)
     if not lowered.isascii():
-        found += cjk.finditer(lowered)
+        found += _word_labels(cjk, text, lowered)
         found.sort(key=lambda m: m.start())
     return found
+
+
+def _word_labels(regex: re.Pattern[str], text: str, lowered: str) -> list[re.Match[str]]:
+    out: list[re.Match[str]] = []
+    pos = 0
+    while (m := regex.search(lowered, pos)) is not None:
+        start, end = m.span()
+        if _word_before_ok(text, lowered, start) and _word_after_ok(lowered, end, m.group()):
+            out.append(m)
+            pos = end
+        else:
+            pos = start + 1
+    return out
 
 
 @cache
@@ -264,13 +291,28 @@ def _trim(value: str) -> str:
     return value.rstrip(".:)]}>")
 
 
+# A generic word that names a key the value of which is an identifier: "primary key is <uuid>".
+_ID_KEY_BEFORE = (
+    r"(?:primary|foreign|partition|sort|cache|idempotency|object|lookup|dedup|row|composite|"
+    r"unique|map|dict|hash|redis|s3|json|config|yaml|registry|快取|缓存|キャッシュ|캐시)"
+    r"[ \t_-]*(?:key|token|secret)"
+)
+
+
 def _accept(
     family: str, value: str, context: str, *, weak: bool, labelled: bool | None = None
 ) -> bool:
     if not value or is_placeholder(value):
         return False
     if labelled is None:
-        labelled = family != "generic"
+        # "the sentry token is <32+ hex>": a token word with a marker before long hex names a
+        # key; "primary key is <hex>" does not, nor a UUID or a digest-length hex (identifiers).
+        labelled = family != "generic" or (
+            not weak
+            and bool(re.fullmatch(r"[0-9a-fA-F]{32,}", value))
+            and len(value) not in (40, 64, 128)  # sha1, sha256, sha512: digests first
+            and re.search(_ID_KEY_BEFORE, context.lower()) is None
+        )
     if is_public_identifier(value, context, labelled=labelled):
         return False
     if family == "generic":
@@ -306,16 +348,19 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
     """(start, end, kind) for every labelled secret; offsets index ``text``."""
     tail, qualified = _tail(), _qualified_tail()
     weak_tail, eol_tail, near = _weak_tail(), _eol_tail(), _near_run()
-    for m in _labels_in(lowered):
+    for m in _labels_in(text, lowered):
         label = m.group()
         family = family_of(label)
         start, end = m.span()
-        if not _word_before_ok(text, lowered, start) or not _word_after_ok(lowered, end, label):
-            continue
+        if lowered[end : end + 1] in (".", "(", "[") and lowered[end + 1 : end + 2].isalpha():
+            continue  # a variable in code: password.encode(), token[0], pw(…)
+        plural = lowered[end : end + 1] == "s" and not lowered[end + 1 : end + 2].isalnum()
         line_start = lowered.rfind("\n", 0, start) + 1
         hit: Hit | None = None
         kind = _KINDS[family]
         t = tail.match(lowered, end) or qualified.match(lowered, end)
+        if label == "pass" and t is not None and t.re is qualified:
+            t = None  # "Pass `viewKey: String(id)`": the verb, not a label
         if t and (label != "pass" or t.group("mark").strip() in (":", "=")):
             value = _trim(text[t.start("value") : t.end("value")])
             context = text[line_start : t.start("value")]
@@ -330,13 +375,13 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
                 rest = rest.strip().rstrip(".")
                 if passphrase(rest):
                     hit = (t.start("value"), t.start("value") + len(rest), kind)
-        if hit is None and family != "generic" and label != "pass":
+        if hit is None and family != "generic" and label != "pass" and not plural:
             w = weak_tail.match(lowered, end)
             if w:
                 value = _trim(text[w.start("value") : w.end("value")])
                 if _accept(family, value, text[line_start : w.start("value")], weak=True):
                     hit = (w.start("value"), w.start("value") + len(value), kind)
-        if hit is None and family == "password" and label != "pass":
+        if hit is None and family == "password" and label != "pass" and not plural:
             hit = _strong_token_after(text, end, line_start, kind)
         if hit is None and label != "pass" and _label_line(lowered[line_start:start]):
             e = eol_tail.match(lowered, end)
@@ -478,3 +523,34 @@ def find_pairs(text: str, lowered: str) -> Iterator[Hit]:
         value = _trim(text[c.start("value") : c.end("value")])
         if not any(ch in value for ch in "()[]{}=") and _accept("password", value, "", weak=True):
             yield c.start("value"), c.start("value") + len(value), SLASH_KIND
+
+
+UNLOCK_KIND = "secret named by what it opens"
+# Literals one of which every such phrase holds: the regex (no literal of its own to start
+# from) runs only on the few texts that have one.
+_UNLOCK_GATES = tuple(
+    f"{noun}s {rel}" if plural else f"{noun} {rel}"
+    for noun in ("code", "combination", "pin", "phrase", "word", "string")
+    for rel in ("that", "which", "to", "for")
+    for plural in (False, True)
+)
+
+
+@cache
+def _unlock_phrase() -> re.Pattern[str]:
+    """``the code that opens the prod vault is X``: no label word, the secret named by its use."""
+    return re.compile(
+        r"(?:code|combination|pin|phrase|word|string)s?[ \t]+(?:that|which|to|for)[ \t]+"
+        r"(?:opens?|unlocks?|gets? into|logs? (?:in|into)|accesses)[^\n:=]{0,40}?"
+        r"(?:[ \t]+is|[ \t]*[:=])[ \t]+[\"'`]?(?P<value>[^\s\"'`,;]+)"
+    )
+
+
+def find_unlock_phrases(text: str, lowered: str) -> Iterator[Hit]:
+    """Secrets named by what they open (``the code that unlocks the safe is X``)."""
+    if not any(w in lowered for w in _UNLOCK_GATES):
+        return
+    for m in _unlock_phrase().finditer(lowered):
+        value = _trim(text[m.start("value") : m.end("value")]).rstrip("!")
+        if typed_secret(value) or passphrase(value):
+            yield m.start("value"), m.start("value") + len(value), UNLOCK_KIND

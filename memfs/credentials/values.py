@@ -37,8 +37,10 @@ _PLACEHOLDER = r"""^(?:
     \$\{.*|\$\(.*|\$[A-Za-z_]\w*|%\w+%|[<{\[(].*    # ${VAR}, $(cmd), $VAR, %VAR%, <token>, {{x}}
   | .*[.]{3}.* | .*…                             # sk-..., ghp_…
   | [*xX•.\-_#=~]+                               # ****, xxxx, ...., ----
+  | .*(.)\1{7,}.*                                 # one character eight times: 1111…, AAAA…
   | .*(?:x{4,}|X{4,}|\*{3,}|0{6,}|1234567|abcdef|example|sample|redacted|placeholder
-        |changeme|your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
+        |changeme|replace[-_ ]?(?:me|with)
+        |your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
         |dummy|fake|notreal|not[-_]a[-_]real).*
   | (?:none|null|nil|empty|n/?a|tbd|todo|unset|unknown|hidden|masked|omitted|secret|password
       |passwd|pass|pwd|token|key|apikey|api_key|value|string|required|optional|true|false
@@ -141,17 +143,39 @@ def random_looking(value: str, *, min_len: int = 16, min_entropy: float = 3.0) -
     digits = sum(c.isdigit() for c in value)
     lower = sum(c.islower() for c in value)
     upper = sum(c.isupper() for c in value)
+    entropy = shannon_entropy(value)
     if not digits:
-        return False
+        # base62 drawn without a digit by chance: both cases about evenly, no word shape
+        return (
+            len(value) >= 20
+            and lower > 0
+            and 0.3 <= upper / (lower + upper) <= 0.7
+            and entropy >= max(min_entropy, 4.0)
+            and not _re(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)+").fullmatch(value)
+        )
     if _re(_HEX).fullmatch(value):
         if len(value) < 32:
             return False
     elif lower and upper:
         if not 0.2 <= upper / (lower + upper) <= 0.8:
             return False
-    elif digits / len(value) < 0.2:
+    elif digits / len(value) < 0.2 and not _one_case_key(value, digits, entropy):
         return False
-    return shannon_entropy(value) >= min_entropy
+    return entropy >= min_entropy
+
+
+def _one_case_key(value: str, digits: int, entropy: float) -> bool:
+    """A lower-case (or upper-case) key with few digits: ``g8wjz4xjtdaoswrmbl2ypcu0neq4cvr4``.
+
+    Many providers issue keys in one case; what tells one from a name is that digits sit
+    between the letters, no word of five letters runs on, and the characters spread widely.
+    """
+    if digits < 2 or len(value) < 14 or entropy < min(4.0, 0.9 * math.log2(len(value))):
+        return False
+    if not _re(r"[A-Za-z0-9]+").fullmatch(value):
+        return False  # snake_case and kebab-case identifiers
+    runs = _re(r"[A-Za-z]+").findall(value)
+    return max(map(len, runs), default=0) <= 12 and len(runs) >= 3
 
 
 _STOPWORDS = frozenset(
@@ -197,7 +221,11 @@ def typed_secret(value: str, *, strong: bool = False) -> bool:
         return False
     if _re(r"[A-Za-z][a-z]*(?:[-_.][A-Za-z][a-z]*)*").fullmatch(value):
         return False  # words: "rotated", "Vault-managed", "read_only"
+    if _re(r"[\w.]+\([^)]*\)[.,;:]?").fullmatch(value):
+        return False  # a call in code: "String(id)", "os.getenv('DB_PASSWORD')"
     if strong:
+        if not digits and not any(c.islower() for c in value):
+            return False  # acronyms: "CORS/XSRF", "SSO/SAML"
         if _re(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*\d*").fullmatch(value):
             return False  # an identifier: "UserForm2", "getToken3"
         return len(value) >= 8 and bool(digits or inner_symbol) and (mixed or inner_symbol)

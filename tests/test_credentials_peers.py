@@ -1,0 +1,130 @@
+"""The guard against disguised secrets, real memories that are not secrets, and other
+scanners' test suites (``tests/corpus/credentials/peers.jsonl``, built by
+``benchmarks/build_peer_corpus.py``; the full figures are ``benchmarks/bench_peer_credentials``).
+"""
+
+from __future__ import annotations
+
+import random
+import urllib.parse
+
+import pytest
+from benchmarks.bench_peer_credentials import EMBEDDINGS, load, score
+from memfs import InMemoryFileStore, MemFS
+from memfs.credentials import find_credentials
+from memfs.credentials.formats import GITLEAKS_PATTERNS
+
+from tests.conftest import TODAY
+
+TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"
+PW = "Hunter2024!x"
+
+# Each disguise a model or a user writes to get a secret past a pattern.
+DISGUISED = {
+    "hex-encoded token": "here it is in hex: " + TOKEN.encode().hex(),
+    "hex-encoded password line": "login, hex: " + f"password: {PW}".encode().hex(),
+    "URL-encoded token": "use " + urllib.parse.quote(TOKEN).replace("_", "%5F") + " in CI",
+    "URL-encoded password": "config: password%3D" + urllib.parse.quote(PW),
+    "Cyrillic a in password": f"p\u0430ssword: {PW}",
+    "Cyrillic letters in prose": f"The staging p\u0430ssw\u043erd is {PW}",
+    "spaced label": f"p a s s w o r d: {PW}",
+    "spaced label in prose": f"the p a s s w o r d is {PW}",
+    "token over two lines": "github pat, first half " + TOKEN[:20] + "\n" + TOKEN[20:],
+    "split by bold": "github " + TOKEN[:14] + "**" + TOKEN[14:30] + "**" + TOKEN[30:],
+    "bold inside the label": f"**pass**word: {PW}",
+    "combining mark inside": "the github one " + TOKEN[:14] + "\u0301" + TOKEN[14:],
+    "hyphen groups": "github: ghp_-" + "-".join(TOKEN[4 + i : 8 + i] for i in range(0, 36, 4)),
+    "hyphen groups, AWS": "AWS id AKIA-Z7Q4-PL2M-XK9V-B3ND",
+    "prose without a label": "the code that opens the prod vault is Xk9#mP2vL7",
+    "label in frontmatter, value in body": (
+        "---\nname: prod db password\ndescription: the password for the prod db\n"
+        "type: reference\n---\n\nXk9#mP2vL7q\n"
+    ),
+}
+
+# Real memories that are not secrets, and documentation placeholders.
+NOT_SECRETS = {
+    "where a secret lives (zh)": "密码在 /etc/plant-a/secrets/x.env",
+    "where a secret lives (en)": "The prod DB password lives in 1Password under 'orders-db'.",
+    "the verb pass": "Pass `viewKey: String(id)` to the component.",
+    "code handling a password variable": "key = xor_encode(pw.encode(), salt)",
+    "a password variable compared": "if password != confirm_password:\n    raise ValueError()",
+    "a password variable hashed": "h = bcrypt.hashpw(password.encode('utf-8'), bcrypt.gensalt())",
+    "prose about passwords": "Found: plaintext passwords, f-string SQL, disabled CORS/XSRF.",
+    "Google key placeholder": "AIza" + "x" * 35,
+    "Google key placeholder, upper": "key=AIzaSy" + "X" * 33,
+    "Grafana placeholder": "glc_" + "x" * 40,
+    "Sentry placeholder": "sntryu_" + "a" * 64,
+    "Perplexity placeholder": "pplx-" + "x" * 48,
+    "Slack placeholder": "xoxe.xoxp-1-RANDOMSTRINGHERE",
+    "empty private-key block": "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----",
+    "elided private-key block": (
+        "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----"
+    ),
+    "image URL with xoxo": "![banner](https://cdn.example.com/img/xoxo-hugs-and-kisses-banner.png)",
+    "password policy in frontmatter": (
+        "---\nname: password policy\ndescription: how passwords are rotated\n"
+        "type: reference\n---\n\nRotate every 90 days.\n"
+    ),
+    "a commit in hex": "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it",
+    "a phone number and a serial in groups": "Call 555-1234-5678-9012; serial AB12-CD34-EF56-GH78",
+}
+
+
+@pytest.mark.parametrize("text", DISGUISED.values(), ids=DISGUISED.keys())
+def test_each_disguise_is_refused_on_its_line(text):
+    findings = find_credentials(text)
+    assert findings, text
+    lines = text.split("\n")
+    line = lines[findings[0].line - 1]
+    assert text[findings[0].start : findings[0].end] in line or findings[0].line == len(lines)
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS.values(), ids=NOT_SECRETS.keys())
+def test_real_memories_and_placeholders_are_not_refused(text):
+    assert find_credentials(text) == [], text
+
+
+def test_a_disguised_secret_is_refused_by_the_write_path_and_nothing_is_stored():
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    body = "---\nname: ci\ndescription: ci notes\ntype: reference\n---\n\n"
+    with pytest.raises(PermissionError, match="line 7"):
+        fs.pipe_file("memory/ci.md", (body + DISGUISED["hex-encoded token"] + "\n").encode())
+    assert not fs.exists("memory/ci.md")
+
+
+def _sample(n: int) -> list[dict]:
+    cases = load(("peers.jsonl",))
+    return random.Random(7).sample(cases, min(n, len(cases)))
+
+
+def test_the_peer_corpus_keeps_source_and_licence_for_every_case():
+    cases = load(("peers.jsonl",))
+    assert len(cases) > 1000
+    assert {c["peer"] for c in cases} == {"gitleaks", "detect-secrets", "secretlint"}
+    assert all(c["source"] and c["licence"] in ("MIT", "Apache-2.0") for c in cases)
+    assert all((c["value"] is not None) == c["secret"] for c in cases)
+
+
+def test_every_row_taken_from_gitleaks_catches_something_in_the_peer_corpus():
+    secrets = [c for c in load(("peers.jsonl",)) if c["secret"]]
+    seen = {f.kind for c in secrets for f in find_credentials(c["line"], GITLEAKS_PATTERNS)}
+    assert {p.kind for p in GITLEAKS_PATTERNS} - seen == set()
+
+
+def test_a_sample_of_the_peer_corpus_scores_near_its_full_figures():
+    """300 cases drawn at random, each secret written the six ways: floors a little under
+    the full run's figures (docs/security/credentials.md), so a regression shows here."""
+    report = score(_sample(300))
+    every = report["recall"]["all"]
+    assert set(every) == set(EMBEDDINGS)
+    for how, floor in (("line", 0.6), ("prose", 0.67), ("cjk", 0.73), ("frontmatter", 0.74)):
+        assert every[how]["rate"] >= floor, (how, every[how])
+    assert report["false_positives"]["all"]["rate"] <= 0.09, report["false_positives"]
+
+
+@pytest.mark.slow
+def test_the_whole_peer_corpus():
+    report = score(load())
+    every = report["recall"]["all"]
+    assert every["prose"]["rate"] >= 0.78 and every["frontmatter"]["rate"] >= 0.84, every
