@@ -68,6 +68,12 @@ _EXPORTS: dict[str, str] = {
     "split_frontmatter": "memfs.frontmatter_block",
     "parse_yaml_mapping": "memfs.frontmatter_block",
     "reminder_text": "memfs.staleness",
+    "memory_age": "memfs.staleness",
+    "FRESH_DAYS": "memfs.staleness",
+    "parse_index": "memfs.index",
+    "MemoryIndex": "memfs.index",
+    "collect_stats": "memfs.stats",
+    "StatsReport": "memfs.stats",
     "split_view": "memfs.staleness",
     "escape_for_agent": "memfs.tags",
     "estimate_tokens": "memfs.tokens",
@@ -157,6 +163,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
         split_frontmatter,
     )
     from memfs.history import History, VersionError
+    from memfs.index import MemoryIndex, parse_index
     from memfs.layout import (
         INDEX_FILE,
         INDEX_NAME,
@@ -180,7 +187,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
         search_memory,
     )
     from memfs.search import describe as describe_search
-    from memfs.staleness import reminder_text, split_view
+    from memfs.staleness import FRESH_DAYS, memory_age, reminder_text, split_view
+    from memfs.stats import StatsReport, collect_stats
     from memfs.stores import (
         ConditionalFileStore,
         FileStore,
