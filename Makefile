@@ -5,7 +5,7 @@
 # plain `uv sync` (exact) would remove it, and every extra this Makefile did not ask for.
 PY ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo "$(PY) -m uv")
-EXTRAS := --extra litellm --extra s3 --extra mcp --extra anthropic --extra plot
+EXTRAS := --extra litellm --extra s3 --extra mcp --extra anthropic --extra plot --extra serve
 
 .PHONY: uv sync demo test test-slow coverage lint typecheck check bench live model-install docs
 

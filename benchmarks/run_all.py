@@ -33,6 +33,7 @@ from benchmarks import (
     bench_history,
     bench_index,
     bench_read,
+    bench_serve,
     bench_startup,
     bench_stats,
 )
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             (("13",), lambda: bench_forgery.run(ws)),
             (("14", "15", "16", "17"), lambda: bench_history.run(ws)),
             (("18", "19"), lambda: bench_startup.run()),
+            (("20",), lambda: bench_serve.run(ws)),
         ]
         for ids, step in steps:
             if not wanted(*ids):

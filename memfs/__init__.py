@@ -75,6 +75,10 @@ _EXPORTS: dict[str, str] = {
     "split_frontmatter": "memfs.frontmatter_block",
     "parse_yaml_mapping": "memfs.frontmatter_block",
     "reminder_text": "memfs.staleness",
+    "memory_age": "memfs.staleness",
+    "FRESH_DAYS": "memfs.staleness",
+    "collect_stats": "memfs.stats",
+    "StatsReport": "memfs.stats",
     "split_view": "memfs.staleness",
     "escape_for_agent": "memfs.tags",
     "estimate_tokens": "memfs.tokens",
@@ -204,7 +208,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
         search_memory,
     )
     from memfs.search import describe as describe_search
-    from memfs.staleness import reminder_text, split_view
+    from memfs.staleness import FRESH_DAYS, memory_age, reminder_text, split_view
+    from memfs.stats import StatsReport, collect_stats
     from memfs.stores import (
         ConditionalFileStore,
         FileStore,

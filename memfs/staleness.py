@@ -57,6 +57,15 @@ def age_in_days(recorded: dt.date, today: dt.date) -> int:
     return (today - recorded).days
 
 
+def memory_age(raw: bytes, today: dt.date) -> int | None:
+    """The age the reminder states for a memory file holding ``raw`` (None: no trusted date).
+
+    The reminder is shown when this is above :data:`FRESH_DAYS`; anything that shows a memory's
+    age (``memfs serve``) uses this, so it always says what the agent's read says."""
+    recorded = recorded_date_of(raw, today)  # a date after today is never trusted
+    return None if recorded is None else age_in_days(recorded, today)
+
+
 MEMO_BUDGET_BYTES = 32 << 20
 """Bytes of stored content and views :func:`decorate` keeps to answer repeated reads."""
 _memo: BoundedMemo[bytes] = BoundedMemo(MEMO_BUDGET_BYTES, max_entry_bytes=5 << 20)
@@ -95,11 +104,9 @@ def clear_memo() -> None:
 
 def _decorate(raw: bytes, today: dt.date) -> bytes:
     body = _TAG.escape_bytes(raw)
-    recorded = recorded_date_of(raw, today)  # a date after today is never trusted
-    if recorded is not None:
-        days = age_in_days(recorded, today)
-        if days > FRESH_DAYS:
-            return reminder_text(days).encode("utf-8") + b"\n" + body
+    days = memory_age(raw, today)
+    if days is not None and days > FRESH_DAYS:
+        return reminder_text(days).encode("utf-8") + b"\n" + body
     return body
 
 
