@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,7 +80,11 @@ def _serve(workspace: Path, *extra: str) -> Iterator[str]:
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
-    (ws / "memory" / "user-role.md").write_bytes(OLD)
+    # The server's clock is the real one: the memory is 91 days old by today's UTC date.
+    recorded = dt.datetime.now(dt.UTC).date() - dt.timedelta(days=91)
+    (ws / "memory" / "user-role.md").write_bytes(
+        OLD.replace(b"2026-09-01", recorded.isoformat().encode())
+    )
     (ws / "MEMORY.md").write_bytes(b"- [Process engineer](memory/user-role.md) - skip SPC\n")
     return ws
 
