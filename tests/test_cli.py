@@ -153,10 +153,9 @@ def test_s3_without_credentials_is_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("port", ["99999", "0", "http"])
 def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, port: str) -> None:
     done = memfs("mcp", str(tmp_path), "--http", "--port", port)
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines()[-1] == (
-        f"memfs mcp: error: argument --port: {port!r} is not a TCP port; give a number from 1 "
-        "to 65535"
+    assert one_line(done) == (
+        f"memfs mcp: argument --port: {port!r} is not a TCP port; give a number from 1 "
+        "to 65535; see `memfs mcp --help`."
     )
 
 
@@ -274,6 +273,32 @@ def test_help_lists_a_command_whose_extra_is_missing() -> None:
 def test_version() -> None:
     done = memfs("--version")
     assert (done.returncode, done.stdout) == (0, f"memfs {version('memfs-workspace')}\n")
+
+
+def test_version_loads_no_command_and_no_terminal_library() -> None:
+    code = "import sys\nfrom memfs.cli import main\nassert main(sys.argv[1:]) == 0"
+    loaded = _modules_after(code, "--version")
+    assert not {m for m in loaded if m.startswith("memfs.commands")}
+    assert not {m for m in loaded if m.split(".")[0] in (*HEAVY, "rich", "pydantic")}
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["stats"], "memfs stats: the following arguments are required: workspace; see "
+         "`memfs stats --help`."),
+        (["cat", "ws", "x", "--layout", "zz"], "memfs cat: argument --layout: invalid choice: "
+         "'zz' (choose from 'auto', 'platform', 'claude-code'); see `memfs cat --help`."),
+        (["grep", "ws", "x", "-C", "many"], "memfs grep: argument -C/--context: invalid int "
+         "value: 'many'; see `memfs grep --help`."),
+        (["stats", "ws", "--bogus"], "memfs: unrecognized arguments: --bogus; see "
+         "`memfs --help`."),
+    ],
+)  # fmt: skip
+def test_a_usage_error_is_one_line_exit_2(args: list[str], line: str) -> None:
+    done = memfs(*args)
+    assert one_line(done) == line
+    assert done.stdout == ""
 
 
 def test_cat_refuses_a_binary_file_unless_binary(tmp_path: Path) -> None:
