@@ -54,6 +54,9 @@ class ReadOnlyError(PermissionError):
             _shown(path),
         )
 
+    def __str__(self) -> str:  # the message names the path already; OSError would add it again
+        return f"[Errno {self.errno}] {self.strerror}"
+
 
 def not_found(path: str) -> FileNotFoundError:
     return FileNotFoundError(
