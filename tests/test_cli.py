@@ -191,7 +191,7 @@ def test_output_closed_early_is_no_traceback(tmp_path: Path) -> None:
     during.stdout.close()
     err_text = during.stderr.read().decode()
     assert during.wait(timeout=60) == 1
-    assert err_text.startswith("layout: ") and len(err_text.splitlines()) == 1, err_text
+    assert err_text == "", err_text  # closed early: quiet (the platform layout is not announced)
 
 
 def test_a_bug_still_shows_its_traceback(tmp_path: Path) -> None:
@@ -324,6 +324,29 @@ def test_cat_errors_say_it_once_and_exit_like_stats(tmp_path: Path) -> None:
         f"memfs cat: 'memory' is a directory in the workspace {tmp_path}; name a file inside it."
     )
     assert memfs("stats", str(tmp_path / "none")).returncode == 2
+
+
+def test_layout_is_said_once_and_only_when_detection_picked_claude_codes(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "a.md").write_text("---\nname: a\n---\nA.\n")
+    (tmp_path / "MEMORY.md").write_text("- [A](memory/a.md) — a\n")
+    for args in (["cat", str(tmp_path), "MEMORY.md"], ["context", str(tmp_path)]):
+        done = memfs(*args)
+        assert done.returncode == 0 and "layout" not in done.stderr, done.stderr
+    stats = memfs("stats", str(tmp_path)).stdout
+    rows = [ln for ln in stats.splitlines() if "layout" in ln and "pytest" not in ln]
+    assert len(rows) == 1 and re.match(r"  layout +platform: index MEMORY.md", rows[0]), rows
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "a.md").write_text("---\nname: a\n---\nA.\n")
+    (flat / "MEMORY.md").write_text("- [A](a.md) — a\n")
+    done = memfs("cat", str(flat), "MEMORY.md")
+    assert done.stderr.splitlines() == [
+        "memfs cat: claude-code layout: index MEMORY.md, memory files in the workspace root "
+        "(MEMORY.md beside 1 markdown file at the root and no memory/ folder)"
+    ]
+    given = memfs("cat", str(flat), "MEMORY.md", "--layout", "claude-code")
+    assert given.returncode == 0 and given.stderr == ""
 
 
 # -- 6. chat ---------------------------------------------------------------------------------------

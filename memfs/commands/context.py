@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from memfs.cli_workspace import add_workspace_argument, load_manifest, open_workspace
+from memfs.cli_workspace import add_workspace_argument, layout_notice, load_manifest, open_workspace
 from memfs.memory_access import TurnMode
 from memfs.prompt import memory_prompt
 from memfs.tokens import DEFAULT_MARGIN_RATIO, estimate_tokens, with_margin
@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
     manifest = load_manifest(args.app)
-    print(f"layout: {found.describe()}", file=sys.stderr)
+    if notice := layout_notice("memfs context", found):
+        print(notice, file=sys.stderr)
     mode: TurnMode = "workflow" if args.workflow else "chat"
     turn = build_turn(mode=mode, transcript=[], user_message="", manifest=manifest, fs=fs)
     block = turn.context_block

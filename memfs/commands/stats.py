@@ -48,7 +48,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(report_json(report))
     else:
-        print(f"layout: {found.describe()}")
         render(report, sys.stdout, list_paths=args.list)
     return 0
 
@@ -91,6 +90,9 @@ def render(report: StatsReport, out: TextIO, *, list_paths: bool = False) -> Non
     n = r.memory_files
     table = _Table(f"memfs stats — {r.workspace}")
     section = table.section
+    area = f"{r.memory_dir}/" if r.memory_dir else "the workspace root"
+    reason = f" ({r.layout_reason})" if r.layout_reason else ""
+    table.add_row("layout", f"{r.layout}: index {r.index_path}, memory files in {area}{reason}")
     section("memory files")
     table.add_row("files", str(n))
     table.add_row(
