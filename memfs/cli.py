@@ -95,9 +95,7 @@ def _command_name(argv: Sequence[str]) -> str | None:
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv``, only the command it names is loaded (all of them otherwise)."""
-    parser = _Parser(
-        prog="memfs", description="Persistent, file-based memory for LLM agents."
-    )
+    parser = _Parser(prog="memfs", description="Persistent, file-based memory for LLM agents.")
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = _command_name(argv) if argv is not None else None
