@@ -32,6 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--prompt", action="store_true", help="also print the memory section of the system prompt"
     )
+    p.add_argument(
+        "--window",
+        type=int,
+        metavar="N",
+        help="the model's context window in tokens: warn when the block alone cannot fit it",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     p.set_defaults(func=run)
 
@@ -42,7 +48,16 @@ def run(args: argparse.Namespace) -> int:
     if notice := layout_notice("memfs context", found):
         print(notice, file=sys.stderr)
     mode: TurnMode = "workflow" if args.workflow else "chat"
-    turn = build_turn(mode=mode, transcript=[], user_message="", manifest=manifest, fs=fs)
+    turn = build_turn(
+        mode=mode,
+        transcript=[],
+        user_message="",
+        manifest=manifest,
+        fs=fs,
+        window_tokens=args.window,
+    )
+    if turn.window_warning:
+        print(f"memfs context: {turn.window_warning}", file=sys.stderr)
     block = turn.context_block
     tokens = estimate_tokens(block)
     prompt = (
@@ -58,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
             "chars": len(block),
             "tokens": tokens,
             "tokens_with_margin": with_margin(tokens),
+            "window_warning": turn.window_warning,
         }
         if prompt is not None:
             out["memory_prompt"] = prompt
