@@ -1,7 +1,10 @@
-"""Rows 18 and 19: start-up, whole processes against whole processes.
+"""Rows 18, 19 and 19b: start-up, whole processes against whole processes.
 
     python -m benchmarks.bench_startup            # writes benchmarks/results/startup-<date>.json
     python -m benchmarks.bench_startup --repeats 11
+
+Row 19b: the CPU time (user + system, from ``wait4``) of ``memfs --version``, ``memfs cat WS
+MEMORY.md`` and ``memfs chat MISSING`` against ``python -c "import memfs"``, paired the same way.
 
 Row 18: ``memfs stats EMPTY_DIR`` against ``python -c "import memfs"``. Row 19: ``python -c
 "import memfs"`` against ``python -c "import fsspec, pydantic, yaml"`` (its dependencies). Each
@@ -20,6 +23,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,6 +37,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 STATS_TARGET = 1.3
 IMPORT_TARGET = 1.2
 REPEATS = 41
+CPU_REPEATS = 11
 
 IMPORT_MEMFS = "import memfs"
 IMPORT_DEPS = "import fsspec, pydantic, yaml"
@@ -77,7 +82,75 @@ def compare_processes(
     )
 
 
-def run(repeats: int = REPEATS) -> list[Row]:
+def cpu_seconds(argv: Sequence[str], env: dict[str, str]) -> float:
+    """User + system CPU of one whole process (its exit status is not checked: `chat MISSING`
+    is meant to fail)."""
+    proc = subprocess.Popen(
+        list(argv), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0  # reaped here; keep Popen from waiting again
+    return float(usage.ru_utime + usage.ru_stime)
+
+
+def compare_cpu(
+    baseline: Sequence[str], candidate: Sequence[str], env: dict[str, str], repeats: int
+) -> dict[str, float]:
+    """Paired CPU seconds, alternating which side runs first; medians and the paired ratio."""
+    cpu_seconds(baseline, env), cpu_seconds(candidate, env)  # warm the bytecode cache
+    pairs = []
+    for r in range(repeats):
+        if r % 2 == 0:
+            b, c = cpu_seconds(baseline, env), cpu_seconds(candidate, env)
+        else:
+            c, b = cpu_seconds(candidate, env), cpu_seconds(baseline, env)
+        pairs.append((b, c))
+    return {
+        "baseline_median_s": statistics.median(b for b, _ in pairs),
+        "candidate_median_s": statistics.median(c for _, c in pairs),
+        "ratio_paired": statistics.median(c / max(b, 1e-6) for b, c in pairs),
+        "pairs": len(pairs),
+    }
+
+
+def cpu_row(repeats: int) -> Row:
+    py = sys.executable
+    with tempfile.TemporaryDirectory(prefix="memfs-startup-") as tmp:
+        env = child_env(os.path.join(tmp, "pycache"))
+        ws = os.path.join(tmp, "ws")
+        os.mkdir(ws)
+        Path(ws, "MEMORY.md").write_text("- [Role](memory/role.md) — engineer\n")
+        base = [py, "-c", IMPORT_MEMFS]
+        figures = {
+            "memfs --version": compare_cpu(base, memfs_command("--version"), env, repeats),
+            "memfs cat WS MEMORY.md": compare_cpu(
+                base, memfs_command("cat", ws, "MEMORY.md"), env, repeats
+            ),
+            "memfs chat MISSING": compare_cpu(
+                base, memfs_command("chat", os.path.join(tmp, "missing")), env, repeats
+            ),
+        }
+    measured = "; ".join(
+        f"`{name}` {f['ratio_paired']:.2f}× ({f['candidate_median_s'] * 1000:.0f} ms vs "
+        f"{f['baseline_median_s'] * 1000:.0f} ms CPU)"
+        for name, f in figures.items()
+    )
+    return Row(
+        id="19b",
+        what="CPU time of `memfs --version`, `memfs cat`, `memfs chat MISSING`, whole processes",
+        baseline='python -c "import memfs"',
+        target="reported",
+        measured=f"{measured} (medians, N = {repeats} pairs)",
+        note=(
+            "`--version` is answered before any command module is looked up or loaded (it "
+            "loaded every command, litellm and rich). `chat MISSING` is as fast as the chat "
+            "command's checks before litellm make it (where it imports litellm first, seconds)."
+        ),
+        figures=figures,
+    )
+
+
+def run(repeats: int = REPEATS, cpu_repeats: int = CPU_REPEATS) -> list[Row]:
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="memfs-startup-") as tmp:
         env = child_env(os.path.join(tmp, "pycache"))
@@ -99,6 +172,7 @@ def run(repeats: int = REPEATS) -> list[Row]:
         )
     n = f"N = {repeats} pairs"
     return [
+        cpu_row(cpu_repeats),
         Row(
             id="18",
             what="`memfs stats EMPTY_DIR`, whole process",
@@ -151,14 +225,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--out", default=str(RESULTS), help="directory for the results file")
     ap.add_argument("--repeats", type=int, default=REPEATS, help="pairs per comparison")
+    ap.add_argument("--cpu-repeats", type=int, default=CPU_REPEATS, help="pairs per CPU row")
+    ap.add_argument("--only-cpu", action="store_true", help="only row 19b")
     args = ap.parse_args(argv)
-    rows = run(args.repeats)
+    rows = [cpu_row(args.cpu_repeats)] if args.only_cpu else run(args.repeats, args.cpu_repeats)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now(dt.UTC).date().isoformat()
-    path = out / f"startup-{stamp}.json"
+    path = out / f"startup{'-cpu' if args.only_cpu else ''}-{stamp}.json"
     report = {
-        "command": f"python -m benchmarks.bench_startup --repeats {args.repeats}",
+        "command": "python -m benchmarks.bench_startup "
+        + ("--only-cpu " if args.only_cpu else f"--repeats {args.repeats} ")
+        + f"--cpu-repeats {args.cpu_repeats}",
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
         "rows": [r.model_dump() for r in rows],

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from memfs.tokens import estimate_tokens
+from memfs.tokens import estimate_tokens, with_margin
 
 Message = dict[str, Any]
 Stage = Literal["tool_output", "middle", "oldest"]
@@ -243,6 +243,27 @@ def reduce_transcript(
         protected_tokens=protected_tokens,
     )
     return ReduceResult(messages=out, report=report)
+
+
+def window_warning(context_block: str, window_tokens: int | None) -> str:
+    """One line when the context block alone cannot fit a model window of ``window_tokens``
+    (the estimate, with its safety margin), ``""`` otherwise or when the window is unknown.
+
+    Memory is never cut and the index has no cap, so the cost is said instead, before a
+    request is sent: a block this large leaves the model no room for the conversation, or
+    gets cut silently by a server that truncates its prompt.
+    """
+    if not window_tokens or not context_block:
+        return ""
+    tokens = with_margin(estimate_tokens(context_block))
+    if tokens <= window_tokens:
+        return ""
+    return (
+        f"Context window: the memory block is ~{tokens:,} tokens (with the estimate's margin), "
+        f"more than the model's whole window of {window_tokens:,}; the request cannot fit. "
+        "Shorten MEMORY.md (pack cold memories into one line) or use a model with a larger "
+        "window."
+    )
 
 
 def detect_truncation(

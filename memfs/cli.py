@@ -22,7 +22,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from memfs.errors import MissingPackageError, describe_storage_failure, is_expected_failure
 from memfs.extras import DISTRIBUTION, MissingExtraError, extra_for
@@ -51,6 +51,15 @@ def version() -> str:
         return dist_version(DISTRIBUTION)
     except PackageNotFoundError:  # a source tree that was never installed
         return "unknown (not installed)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors as one line (``memfs cat: the following arguments are
+    required: path; see `memfs cat --help`.``), exit 2: the one-line rule every failure follows.
+    Subparsers are made by the same class, so every command gets it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}; see `{self.prog} --help`.\n")
 
 
 class _Version(argparse.Action):
@@ -86,9 +95,7 @@ def _command_name(argv: Sequence[str]) -> str | None:
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv``, only the command it names is loaded (all of them otherwise)."""
-    parser = argparse.ArgumentParser(
-        prog="memfs", description="Persistent, file-based memory for LLM agents."
-    )
+    parser = _Parser(prog="memfs", description="Persistent, file-based memory for LLM agents.")
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = _command_name(argv) if argv is not None else None
@@ -164,6 +171,9 @@ def _stdout_closed() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:  # answered before any command module is found or loaded
+        print(f"memfs {version()}")
+        return EXIT_OK
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -3,8 +3,8 @@
 ``WORKSPACE`` is a local directory or an fsspec URL (``s3://bucket/items/42``,
 ``file:///data/items/42``). A local directory must exist unless the command was given
 ``--create``; a read-only open never creates anything, locally or remotely. ``--layout``
-says where the memory is; ``auto`` (the default) detects it from the workspace's files, and
-every command says which layout it used.
+says where the memory is; ``auto`` (the default) detects it from the workspace's files. A
+command says which layout it used only when that is news (:func:`layout_notice`).
 """
 
 from __future__ import annotations
@@ -107,6 +107,20 @@ def open_workspace(
         found = resolve_layout(layout, store.ls(""))
     fs = MemFS(store, layout=found.layout, read_only=read_only)
     return Workspace(fs, found)
+
+
+def layout_notice(command: str, found: Detection) -> str | None:
+    """The one stderr line a command prints about the layout, or None.
+
+    Said only when detection picked something other than the platform's layout (a Claude Code
+    store read as it is): the platform's is the default a newcomer expects, and a line on
+    every run reads as a warning. ``memfs stats`` reports the layout in its table instead.
+    """
+    from memfs.layout import PLATFORM
+
+    if found.layout == PLATFORM or found.reason == "given" or found.reason.startswith("chosen"):
+        return None
+    return f"{command}: {found.describe()}"
 
 
 def load_manifest(path: str | None) -> AgentManifest:

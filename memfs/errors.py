@@ -59,6 +59,9 @@ class ReadOnlyError(PermissionError):
             _shown(path),
         )
 
+    def __str__(self) -> str:  # the message names the path already; OSError would add it again
+        return f"[Errno {self.errno}] {self.strerror}"
+
 
 def not_found(path: str) -> FileNotFoundError:
     return FileNotFoundError(
@@ -454,8 +457,8 @@ class VersionError(ValueError):
 
 
 class SearchPatternError(ValueError):
-    """A pattern that cannot be searched for (empty, multi-line, an invalid regex, or one that
-    ran past the time limit)."""
+    """A pattern that cannot be searched for (empty, multi-line, too long, an invalid regex, or
+    one that ran past the time limit or the memory cap)."""
 
 
 class ToolCallError(ValueError):

@@ -6,10 +6,15 @@ already carries), line by line — its body and its frontmatter ``name`` and ``d
 fields (their lines, continuation lines included); other frontmatter keys (``metadata.type``,
 dates) are not searched, so a search for "user" finds memories about users rather than every
 memory of type ``user``. The pattern is a literal substring unless ``regex`` is set, and may be
-matched ignoring case. A regular expression is matched by the ``regex`` library (Python's ``re``
-syntax) under a time limit for the whole search (:data:`TIME_LIMIT_S`): a pattern that
-backtracks without end, such as ``(a|aa)+$``, is refused with a line that says so instead of
-holding the MCP server or the command forever. No embeddings and no index of its own: recall
+matched ignoring case. A literal is searched in this process by Python's own engine (it
+cannot backtrack). A regular expression (Python's ``re`` syntax, the ``regex`` library) is
+bounded as a whole: at most :data:`MAX_PATTERN_CHARS` long, and compiled and matched together
+under one time limit (:data:`TIME_LIMIT_S`) and a memory cap, in a process of its own
+(:mod:`memfs.regex_worker`). Compiling cannot be interrupted and holds the interpreter lock, so
+inside the MCP server it would stall every other session; in a child process only the caller's
+thread waits, on a pipe. A pattern that backtracks without end (``(a|aa)+$``), one whose repeats
+multiply at compile time (``(?:x{1000}){1000}``), one nested too deeply: each is refused with one
+line that says why (:class:`SearchPatternError`). No embeddings and no index of its own: recall
 stays "the index always in context, files read on demand", and this is a way to find the file
 to read.
 
@@ -22,12 +27,15 @@ inert, as any other surface shows it.
 
 from __future__ import annotations
 
+import pickle
 import re
-import time
+import signal
+import subprocess
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
-import regex as _regex
 from pydantic import BaseModel, ConfigDict, Field
 
 from memfs import errors
@@ -45,7 +53,18 @@ DEFAULT_CONTEXT = 1
 MAX_CONTEXT = 10
 
 TIME_LIMIT_S = 2.0
-"""Seconds a regular-expression search may spend matching, over all files together."""
+"""Seconds a regular-expression search may spend compiling and matching, all files together."""
+
+WORKER_START_S = 10.0
+"""Beyond the time limit, how long the search waits for its process to start before ending it
+(the limit itself is kept by the process, from when it has the job)."""
+
+MAX_PATTERN_CHARS = 1_000
+"""The longest pattern searched for: memory is searched line by line, and a longer pattern is a
+pasted document or an attack on the compiler, never one line's text."""
+
+SHOWN_PATTERN_CHARS = 100
+"""How much of a pattern a message quotes."""
 
 MAX_LINE_CHARS = 240
 """A longer line is shown cut around its first match, with '…' where it was cut."""
@@ -80,6 +99,8 @@ class Line:
     text: str
     part: Part
     match: bool = False
+    start: int | None = None
+    """Where the line's first match starts (a matching line only)."""
 
 
 @dataclass
@@ -97,9 +118,6 @@ class FileMatches:
 @dataclass
 class SearchResult:
     pattern: str
-    rx: Any
-    """The pattern as it was compiled: an ``re`` pattern for a literal, a ``regex`` one for a
-    regular expression (searched under the time limit)."""
     files_searched: int
     files: list[FileMatches] = field(default_factory=list)
     omitted: int = 0
@@ -110,8 +128,9 @@ class SearchResult:
         return sum(f.matches for f in self.files)
 
 
-def compile_pattern(pattern: str, *, regex: bool = False, ignore_case: bool = False) -> Any:
-    """The compiled pattern, or :class:`SearchPatternError` saying what to fix."""
+def check_pattern(pattern: str) -> None:
+    """:class:`SearchPatternError` saying what to fix, for a pattern no search could use (a
+    regular expression's own syntax is checked where it is compiled, under the time limit)."""
     if not pattern:
         raise SearchPatternError("The search pattern is empty; give the text to look for.")
     if "\n" in pattern or "\r" in pattern:
@@ -119,16 +138,11 @@ def compile_pattern(pattern: str, *, regex: bool = False, ignore_case: bool = Fa
             "The search pattern holds a line break; memory is searched line by line, so search "
             "for one line's text."
         )
-    if not regex:  # a literal cannot backtrack: Python's own engine, no limit needed
-        return re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
-    try:
-        return _regex.compile(pattern, _regex.V0 | (_regex.IGNORECASE if ignore_case else 0))
-    except _regex.error as e:
-        where = f" at position {e.pos}" if e.pos is not None else ""
+    if len(pattern) > MAX_PATTERN_CHARS:
         raise SearchPatternError(
-            f"Invalid regular expression {pattern!r}: {e.msg}{where}. Fix it, or search for the "
-            "text as it is, without regex."
-        ) from None
+            f"The search pattern is {len(pattern):,} characters long; the limit is "
+            f"{MAX_PATTERN_CHARS:,}. Search for a shorter part of the line."
+        )
 
 
 def searchable_parts(text: str) -> list[list[Line]]:
@@ -165,48 +179,114 @@ def _lines(text: str, first: int, part: Part) -> list[Line]:
     return [Line(first + i, ln, part) for i, ln in enumerate(split_lines(text))]
 
 
-class _Matcher:
-    """``search`` of one pattern under one deadline shared by every line of every file."""
-
-    def __init__(self, rx: Any, pattern: str, limit_s: float) -> None:
-        self.rx, self.pattern, self.limit_s = rx, pattern, limit_s
-        self.limited = isinstance(rx, _regex.Pattern)
-        self.deadline = time.monotonic() + limit_s
-
-    def search(self, text: str, path: str, line: int) -> bool:
-        if not self.limited:
-            return self.rx.search(text) is not None
-        try:
-            left = max(self.deadline - time.monotonic(), 0.001)
-            return self.rx.search(text, timeout=left) is not None
-        except TimeoutError:
-            raise SearchPatternError(
-                f"The regular expression {self.pattern!r} ran past the search's time limit "
-                f"({self.limit_s:g} s, at {path} line {line}): it backtracks too much. Simplify "
-                "it (no nested repeats such as (a+)+ or (a|aa)+), or search for the text as it "
-                "is, without regex."
-            ) from None
+def _first_matches(rx: re.Pattern[str], files: list[list[str]]) -> list[list[tuple[int, int]]]:
+    """``(line index, match start)`` of each matching line, per file: a literal, in process."""
+    return [
+        [(i, m.start()) for i, text in enumerate(lines) if (m := rx.search(text)) is not None]
+        for lines in files
+    ]
 
 
-def _matches_in(
-    path: str, text: str, matcher: _Matcher, context: int, keep: int | None
-) -> tuple[FileMatches, int]:
-    """The first ``keep`` matching lines of one file with their context, and how many
-    lines match in all."""
+def _regex_matches(
+    pattern: str, ignore_case: bool, files: list[tuple[str, list[Line]]], limit_s: float
+) -> list[list[tuple[int, int]]]:
+    """What :func:`_first_matches` gives, for a regular expression compiled and matched in
+    :mod:`memfs.regex_worker` under ``limit_s``; each way it can fail is one line."""
+    texts = [[ln.text for ln in lines] for _, lines in files]
+    job = pickle.dumps(
+        (sys.path, pattern, ignore_case, limit_s, texts), protocol=pickle.HIGHEST_PROTOCOL
+    )
+    # -S -P: no site, and not the script's directory (memfs/) on the path; it takes ours.
+    proc = subprocess.Popen(
+        [sys.executable, "-S", "-P", str(Path(__file__).with_name("regex_worker.py"))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        out, err = proc.communicate(job, timeout=limit_s + WORKER_START_S)
+    except subprocess.TimeoutExpired:  # the worker's own timer failed to end it
+        proc.kill()
+        out, err = proc.communicate()
+    compiled = out.startswith(b"C")
+    shown = _shown(pattern)
+    if proc.returncode != 0:
+        if proc.returncode in (-signal.SIGALRM, -signal.SIGKILL):
+            raise SearchPatternError(_too_slow(shown, limit_s, compiled=compiled))
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise ChildProcessError(
+            f"The regular-expression search process failed (exit {proc.returncode}: {last[0]}); "
+            "search for the text without regex, or report this."
+        )
+    answer = pickle.loads(out[1:] if compiled else out)
+    if answer[0] == "hits":
+        return answer[1]  # type: ignore[no-any-return]
+    raise SearchPatternError(_refusal(shown, limit_s, answer, files))
+
+
+def _refusal(
+    shown: str, limit_s: float, answer: tuple[Any, ...], files: list[tuple[str, list[Line]]]
+) -> str:
+    """The one line for a worker's answer that is not hits (see :mod:`memfs.regex_worker`)."""
+    kind = answer[0]
+    without = "or search for the text as it is, without regex."
+    if kind == "invalid":
+        where = f" at position {answer[2]}" if answer[2] is not None else ""
+        return f"Invalid regular expression {shown}: {answer[1]}{where}. Fix it, {without}"
+    if kind == "nested":
+        return (
+            f"The regular expression {shown} is nested too deeply to compile. Use fewer nested "
+            f"groups, {without}"
+        )
+    if kind == "memory":
+        return (
+            f"The regular expression {shown} needs more memory to compile than a search may "
+            "use: its repeats multiply (such as (?:x{1000}){1000}). Simplify it, " + without
+        )
+    if kind == "compiling":
+        return _too_slow(shown, limit_s, compiled=False)
+    path, lines = files[answer[1]]  # "timeout": matching, at this line
+    where = f", at {path} line {lines[answer[2]].number}"
+    return _too_slow(shown, limit_s, compiled=True, where=where)
+
+
+def _too_slow(shown: str, limit_s: float, *, compiled: bool, where: str = "") -> str:
+    why = (
+        "it backtracks too much. Simplify it (no nested repeats such as (a+)+ or (a|aa)+)"
+        if compiled
+        else "it is too large to compile in time, or its repeats multiply (such as "
+        "(?:x{1000}){1000}). Simplify it"
+    )
+    return (
+        f"The regular expression {shown} ran past the search's time limit ({limit_s:g} s"
+        f"{where}): {why}, or search for the text as it is, without regex."
+    )
+
+
+def _shown(pattern: str) -> str:
+    """The pattern as a message quotes it: whole up to a point, then cut."""
+    if len(pattern) <= SHOWN_PATTERN_CHARS:
+        return repr(pattern)
+    return repr(pattern[:SHOWN_PATTERN_CHARS]) + f"… ({len(pattern):,} characters)"
+
+
+def _with_context(
+    path: str, runs: list[list[Line]], hits: list[tuple[int, int]], context: int, keep: int | None
+) -> FileMatches:
+    """The first ``keep`` matching lines of one file (``hits`` index its lines, runs joined)
+    with their context; context never crosses from one run into the next."""
     shown: dict[int, Line] = {}
-    total = 0
-    for run in searchable_parts(text):
-        for i, ln in enumerate(run):
-            if not matcher.search(ln.text, path, ln.number):
-                continue
-            total += 1
-            if keep is not None and total > keep:
-                continue
-            for j in range(max(0, i - context), min(len(run), i + context + 1)):
-                if j != i and run[j].number not in shown:
-                    shown[run[j].number] = run[j]
-            shown[ln.number] = Line(ln.number, ln.text, ln.part, match=True)
-    return FileMatches(path, [shown[n] for n in sorted(shown)]), total
+    where = [(run, i) for run in runs for i in range(len(run))]
+    for n, (flat, start) in enumerate(hits):
+        if keep is not None and n >= keep:
+            break
+        run, i = where[flat]
+        for j in range(max(0, i - context), min(len(run), i + context + 1)):
+            if j != i and run[j].number not in shown:
+                shown[run[j].number] = run[j]
+        ln = run[i]
+        shown[ln.number] = Line(ln.number, ln.text, ln.part, match=True, start=start)
+    return FileMatches(path, [shown[n] for n in sorted(shown)])
 
 
 def memory_paths(fs: MemFS) -> list[str]:
@@ -233,34 +313,37 @@ def search_memory(
     runs past ``time_limit_s`` raises :class:`SearchPatternError` (nothing is returned)."""
     if context < 0:
         raise SearchPatternError(f"context must be 0 or more lines, not {context}.")
-    rx = compile_pattern(pattern, regex=regex, ignore_case=ignore_case)
+    check_pattern(pattern)
     raw = fs.raw
     paths = memory_paths(fs)
-    result = SearchResult(pattern, rx, files_searched=len(paths))
-    matcher = _Matcher(rx, pattern, time_limit_s)
+    files: list[tuple[str, list[list[Line]]]] = []
     for path in paths:
         try:
             data = raw.cat_file(path)
         except (FileNotFoundError, IsADirectoryError, errors.UnsafePathError):
-            result.files_searched -= 1  # removed, or swapped for a link, since it was listed
-            continue
+            continue  # removed, or swapped for a link, since it was listed
+        files.append((path, searchable_parts(data.decode("utf-8", errors="replace"))))
+    flat = [(path, [ln for run in runs for ln in run]) for path, runs in files]
+    if regex:
+        hits = _regex_matches(pattern, ignore_case, flat, time_limit_s)
+    else:  # a literal cannot backtrack: Python's own engine, in this process, no limit needed
+        literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
+        hits = _first_matches(literal, [[ln.text for ln in lines] for _, lines in flat])
+    result = SearchResult(pattern, files_searched=len(files))
+    for (path, runs), found in zip(files, hits, strict=True):
         keep = None if limit is None else max(limit - result.matches, 0)
-        text = data.decode("utf-8", errors="replace")
-        found, total = _matches_in(path, text, matcher, context, keep)
-        result.omitted += total - found.matches
-        if found.lines:
-            result.files.append(found)
+        shown = _with_context(path, runs, found, context, keep)
+        result.omitted += len(found) - shown.matches
+        if shown.lines:
+            result.files.append(shown)
     return result
 
 
-def _clip(text: str, rx: Any) -> str:
+def _clip(ln: Line) -> str:
+    text = ln.text
     if len(text) <= MAX_LINE_CHARS:
         return text
-    try:  # the line matched once already; cut around the match, or from the start if slow
-        m = rx.search(text, timeout=0.1) if isinstance(rx, _regex.Pattern) else rx.search(text)
-    except TimeoutError:
-        m = None
-    start = max(0, (m.start() if m else 0) - MAX_LINE_CHARS // 3)
+    start = max(0, (ln.start or 0) - MAX_LINE_CHARS // 3)  # around the line's first match
     end = start + MAX_LINE_CHARS
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
 
@@ -275,7 +358,7 @@ def format_matches(result: SearchResult) -> str:
             if out and (previous is None or ln.number != previous + 1):
                 out.append("--")
             sep = ":" if ln.match else "-"
-            out.append(f"{found.path}{sep}{ln.number}{sep}{_clip(ln.text, result.rx)}")
+            out.append(f"{found.path}{sep}{ln.number}{sep}{_clip(ln)}")
             previous = ln.number
     return escape_for_agent("\n".join(out))
 

@@ -22,7 +22,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from memfs.budget import TruncationReport, reduce_transcript
+from memfs.budget import TruncationReport, reduce_transcript, window_warning
 from memfs.context import Framing, build_context_block
 from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
@@ -57,6 +57,9 @@ class ChatTurn(BaseModel):
     placement: Placement = "prefix"
     reduction: TruncationReport | None = None
     """What the transcript reducer dropped, when the turn was built with a token budget."""
+    window_warning: str = ""
+    """One line when the block alone exceeds the model's window (``window_tokens`` given):
+    said before the request is sent (:func:`memfs.budget.window_warning`); ``""`` otherwise."""
 
 
 def compose_system_prompt(
@@ -92,6 +95,7 @@ def assemble_turn(
     mode: TurnMode = "chat",
     budget_tokens: int | None = None,
     placement: Placement = "prefix",
+    window_tokens: int | None = None,
 ) -> ChatTurn:
     """Put a turn together from its parts; every builder ends here.
 
@@ -127,6 +131,7 @@ def assemble_turn(
         mode=mode,
         placement=placement,
         reduction=reduction,
+        window_warning=window_warning(context_block, window_tokens),
     )
 
 
@@ -143,6 +148,7 @@ def build_turn(
     placement: Placement = "prefix",
     framing: Framing = "reminder",
     system_suffix: str = "",
+    window_tokens: int | None = None,
 ) -> ChatTurn:
     """A turn of an item's agent: the context block and the memory prompt for ``mode``.
 
@@ -155,7 +161,8 @@ def build_turn(
     :func:`assemble_turn`. ``placement`` and ``framing`` say where the block goes and how it
     is framed (module docstring). ``system_suffix`` is text the caller puts after the memory
     section (a runner's prose list of its tools), so the turn builder writes the whole system
-    message and a block placed there comes last.
+    message and a block placed there comes last. ``window_tokens``, the model's context window
+    when known, sets ``window_warning`` when the block alone cannot fit it.
     """
     mount = mount_for_mode(mode, fs)
     system = compose_system_prompt(system_prompt, manifest, mount=mount, variant=prompt_variant)
@@ -167,6 +174,7 @@ def build_turn(
         mode=mode,
         budget_tokens=budget_tokens,
         placement=placement,
+        window_tokens=window_tokens,
     )
 
 

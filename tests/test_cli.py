@@ -153,10 +153,9 @@ def test_s3_without_credentials_is_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("port", ["99999", "0", "http"])
 def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, port: str) -> None:
     done = memfs("mcp", str(tmp_path), "--http", "--port", port)
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines()[-1] == (
-        f"memfs mcp: error: argument --port: {port!r} is not a TCP port; give a number from 1 "
-        "to 65535"
+    assert one_line(done) == (
+        f"memfs mcp: argument --port: {port!r} is not a TCP port; give a number from 1 "
+        "to 65535; see `memfs mcp --help`."
     )
 
 
@@ -252,7 +251,7 @@ def test_output_closed_early_is_no_traceback(tmp_path: Path) -> None:
     during.stdout.close()
     err_text = during.stderr.read().decode()
     assert during.wait(timeout=60) == 1
-    assert err_text.startswith("layout: ") and len(err_text.splitlines()) == 1, err_text
+    assert err_text == "", err_text  # closed early: quiet (the platform layout is not announced)
 
 
 def test_a_bug_still_shows_its_traceback(tmp_path: Path) -> None:
@@ -336,6 +335,32 @@ def test_version() -> None:
     assert (done.returncode, done.stdout) == (0, f"memfs {version('memfs-workspace')}\n")
 
 
+def test_version_loads_no_command_and_no_terminal_library() -> None:
+    code = "import sys\nfrom memfs.cli import main\nassert main(sys.argv[1:]) == 0"
+    loaded = _modules_after(code, "--version")
+    assert not {m for m in loaded if m.startswith("memfs.commands")}
+    assert not {m for m in loaded if m.split(".")[0] in (*HEAVY, "rich", "pydantic")}
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["stats"], "memfs stats: the following arguments are required: workspace; see "
+         "`memfs stats --help`."),
+        (["cat", "ws", "x", "--layout", "zz"], "memfs cat: argument --layout: invalid choice: "
+         "'zz' (choose from 'auto', 'platform', 'claude-code'); see `memfs cat --help`."),
+        (["grep", "ws", "x", "-C", "many"], "memfs grep: argument -C/--context: invalid int "
+         "value: 'many'; see `memfs grep --help`."),
+        (["stats", "ws", "--bogus"], "memfs: unrecognized arguments: --bogus; see "
+         "`memfs --help`."),
+    ],
+)  # fmt: skip
+def test_a_usage_error_is_one_line_exit_2(args: list[str], line: str) -> None:
+    done = memfs(*args)
+    assert one_line(done) == line
+    assert done.stdout == ""
+
+
 def test_cat_refuses_a_binary_file_unless_binary(tmp_path: Path) -> None:
     (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     done = memfs("cat", str(tmp_path), "logo.png")
@@ -359,6 +384,29 @@ def test_cat_errors_say_it_once_and_exit_like_stats(tmp_path: Path) -> None:
         f"memfs cat: 'memory' is a directory in the workspace {tmp_path}; name a file inside it."
     )
     assert memfs("stats", str(tmp_path / "none")).returncode == 2
+
+
+def test_layout_is_said_once_and_only_when_detection_picked_claude_codes(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "a.md").write_text("---\nname: a\n---\nA.\n")
+    (tmp_path / "MEMORY.md").write_text("- [A](memory/a.md) — a\n")
+    for args in (["cat", str(tmp_path), "MEMORY.md"], ["context", str(tmp_path)]):
+        done = memfs(*args)
+        assert done.returncode == 0 and "layout" not in done.stderr, done.stderr
+    stats = memfs("stats", str(tmp_path)).stdout
+    rows = [ln for ln in stats.splitlines() if "layout" in ln and "pytest" not in ln]
+    assert len(rows) == 1 and re.match(r"  layout +platform: index MEMORY.md", rows[0]), rows
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "a.md").write_text("---\nname: a\n---\nA.\n")
+    (flat / "MEMORY.md").write_text("- [A](a.md) — a\n")
+    done = memfs("cat", str(flat), "MEMORY.md")
+    assert done.stderr.splitlines() == [
+        "memfs cat: claude-code layout: index MEMORY.md, memory files in the workspace root "
+        "(MEMORY.md beside 1 markdown file at the root and no memory/ folder)"
+    ]
+    given = memfs("cat", str(flat), "MEMORY.md", "--layout", "claude-code")
+    assert given.returncode == 0 and given.stderr == ""
 
 
 # -- 6. chat ---------------------------------------------------------------------------------------

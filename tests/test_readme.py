@@ -3,11 +3,13 @@ commands exist, and the docs site lists every page (what `make docs` then builds
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,15 +26,45 @@ def _usage(text: str) -> str:
     return match.group(1)
 
 
-def test_usage_example_runs(tmp_path, capsys) -> None:
-    code = _usage(README.read_text(encoding="utf-8")).replace(
-        "/data/items/42", str(tmp_path / "ws")
+def test_usage_example_runs_verbatim_as_a_script(tmp_path) -> None:
+    """The block as a newcomer pastes it: no traceback, the refusal printed as one line, and
+    nothing written outside a temporary directory (the example makes its own)."""
+    script = tmp_path / "usage.py"
+    script.write_text(_usage(README.read_text(encoding="utf-8")), encoding="utf-8")
+    env = {**os.environ, "TMPDIR": str(tmp_path / "tmp")}
+    (tmp_path / "tmp").mkdir()
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
     )
-    with pytest.raises(PermissionError, match="read-only"):  # the example ends on the refusal
-        exec(compile(code, "README.md", "exec"), {})
-    out = capsys.readouterr().out
-    assert "This memory is 30 days old" in out
-    assert "recorded:" in out
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    out = done.stdout
+    assert "This memory is 30 days old" in out and "recorded:" in out
+    refusal = out.strip().splitlines()[-1]
+    assert refusal.startswith("[Errno 30] Cannot write 'MEMORY.md': this workspace is mounted")
+    assert refusal.endswith("as an explicit workflow step that writes memory.")  # no path after
+    assert list((tmp_path / "tmp").iterdir()), "the workspace is made in the temp directory"
+    assert "/data/items" not in _usage(README.read_text(encoding="utf-8"))
+
+
+def test_a_cache_chain_takes_the_workspace_as_the_readme_shows(tmp_path) -> None:
+    text = README.read_text(encoding="utf-8")
+    assert 'fsspec.open("blockcache::memfs://MEMORY.md", memfs={"path": ...})' in text
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text("- [Role](memory/user-role.md) — engineer\n")
+    code = (
+        "import sys, fsspec\n"
+        "with fsspec.open('blockcache::memfs://MEMORY.md', 'rb', memfs={'path': sys.argv[1]},"
+        " blockcache={'cache_storage': sys.argv[2]}) as f:\n"
+        "    print(f.read().decode(), end='')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(ws), str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (0, "- [Role](memory/user-role.md) — engineer\n")
 
 
 def test_readme_is_short() -> None:

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,7 +15,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from memfs import InMemoryFileStore, LocalFileStore, MemFS
 from memfs.layout import Layout
-from memfs.search import SearchPatternError, describe, format_matches, search_memory
+from memfs.search import (
+    MAX_PATTERN_CHARS,
+    WORKER_START_S,
+    SearchPatternError,
+    describe,
+    format_matches,
+    search_memory,
+)
 
 from tests.conftest import TODAY
 
@@ -130,6 +138,131 @@ def test_the_time_limit_is_for_the_whole_search_not_each_line(fs: MemFS) -> None
         search_memory(fs, CATASTROPHIC, regex=True, time_limit_s=0.2)
 
 
+COMPILES_FOR_SECONDS = "(?:x{60000}){60000}"
+"""Nineteen characters whose repeats multiply: compiling it alone takes seconds of CPU and
+gigabytes (it is refused by the time limit or by the memory cap, whichever comes first)."""
+
+STALL_S = 0.5
+"""A wait this long means the other thread waited for the search (which takes seconds)."""
+
+NESTED = "(" * 5_000 + "a" + ")" * 5_000
+"""Deep enough that the regex parser raises RecursionError (refused earlier: its length)."""
+
+
+def test_a_pattern_longer_than_the_cap_is_refused_before_anything_compiles(fs: MemFS) -> None:
+    for pattern, regex in ((NESTED, True), ("x" * (MAX_PATTERN_CHARS + 1), False)):
+        with pytest.raises(SearchPatternError) as caught:
+            search_memory(fs, pattern, regex=regex)
+        assert str(caught.value) == (
+            f"The search pattern is {len(pattern):,} characters long; the limit is "
+            f"{MAX_PATTERN_CHARS:,}. Search for a shorter part of the line."
+        )
+    assert search_memory(fs, "x" * MAX_PATTERN_CHARS).files == []  # the cap itself is searched
+
+
+def test_a_pattern_nested_too_deeply_is_one_line_not_a_recursion_error(fs: MemFS) -> None:
+    pattern = "(" * 450 + "a" + ")" * 450  # under the length cap, over the parser's depth
+    with pytest.raises(SearchPatternError) as caught:
+        search_memory(fs, pattern, regex=True)
+    assert str(caught.value) == (
+        f"The regular expression {pattern[:100]!r}… (901 characters) is nested too deeply to "
+        "compile. Use fewer nested groups, or search for the text as it is, without regex."
+    )
+
+
+def test_compiling_is_inside_the_time_limit(fs: MemFS) -> None:
+    start = time.monotonic()
+    with pytest.raises(SearchPatternError) as caught:
+        search_memory(fs, COMPILES_FOR_SECONDS, regex=True, time_limit_s=0.5)
+    elapsed = time.monotonic() - start
+    assert str(caught.value) in {
+        "The regular expression '(?:x{60000}){60000}' ran past the search's time limit (0.5 s): "
+        "it is too large to compile in time, or its repeats multiply (such as "
+        "(?:x{1000}){1000}). Simplify it, or search for the text as it is, without regex.",
+        "The regular expression '(?:x{60000}){60000}' needs more memory to compile than a "
+        "search may use: its repeats multiply (such as (?:x{1000}){1000}). Simplify it, or "
+        "search for the text as it is, without regex.",
+    }
+    assert elapsed < 0.5 + WORKER_START_S, elapsed  # the limit, and the worker's start-up
+
+
+@pytest.mark.parametrize("pattern", [COMPILES_FOR_SECONDS, CATASTROPHIC])
+def test_a_hostile_search_does_not_hold_up_another_thread(fs: MemFS, pattern: str) -> None:
+    """A thread doing a trivial task (a 5 ms sleep, standing in for another MCP session's
+    ping) keeps answering while a search compiles and matches a hostile pattern: compiling
+    holds the interpreter lock for seconds, so it is done in another process. The bound here
+    only separates "answered between steps" from "waited for the compile" on a loaded machine;
+    the latency itself (under 100 ms) is measured by benchmarks/bench_search.py."""
+    fs.pipe_file("memory/aaa.md", b"fine\n" + b"a" * 60 + b"b\n")
+    stop = threading.Event()
+    late: list[float] = []
+
+    def ping() -> None:
+        while not stop.is_set():
+            t = time.perf_counter()
+            time.sleep(0.005)
+            late.append(time.perf_counter() - t - 0.005)
+
+    pinger = threading.Thread(target=ping)
+    pinger.start()
+    while not late:  # the pinger is running before the search starts
+        time.sleep(0.001)
+    try:
+        with pytest.raises(SearchPatternError, match=r"time limit|more memory"):
+            search_memory(fs, pattern, regex=True, time_limit_s=1.0)
+    finally:
+        stop.set()
+        pinger.join()
+    assert len(late) > 20 and max(late) < STALL_S, (len(late), max(late))
+
+
+def test_a_literal_search_starts_no_process(fs: MemFS, monkeypatch) -> None:
+    def no_process(*_a: object, **_k: object) -> None:
+        raise AssertionError("a literal search started a process")
+
+    monkeypatch.setattr(subprocess, "Popen", no_process)
+    assert search_memory(fs, "(a|aa)+$").files == []
+    assert search_memory(fs, "cpk", ignore_case=True).matches == 2
+    with pytest.raises(AssertionError, match="started a process"):
+        search_memory(fs, "cpk", regex=True)  # the check can fail: a regex does start one
+
+
+def test_another_mcp_session_is_answered_during_a_hostile_search(fs: MemFS) -> None:
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import Client
+
+    from memfs_mcp import build_server
+
+    server = build_server(fs)
+    waits: list[float] = []
+    refusal: list[object] = []
+
+    async def hostile() -> None:
+        async with Client(server, raise_exceptions=True) as client:
+            args = {"pattern": COMPILES_FOR_SECONDS, "regex": True}
+            refusal.append(await client.call_tool("search_memory", args))
+
+    async def go() -> None:
+        async with (
+            Client(server, mode="legacy", raise_exceptions=True) as other,
+            anyio.create_task_group() as tg,
+        ):
+            tg.start_soon(hostile)
+            while not refusal:
+                t = time.perf_counter()
+                await other.list_tools()  # a trivial request (ping is legacy-only)
+                waits.append(time.perf_counter() - t)
+                await anyio.sleep(0.005)
+
+    anyio.run(go)
+    (result,) = refusal
+    assert result.is_error  # type: ignore[attr-defined]
+    text = result.content[0].text  # type: ignore[attr-defined]
+    assert re.match(r"Error: The regular expression .* (time limit|more memory)", text), text
+    assert len(waits) > 10 and max(waits) < STALL_S, (len(waits), max(waits))
+
+
 def test_matches_are_raw_and_escaped_for_agents() -> None:
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
     old = "---\nname: old\ndescription: d\nmetadata:\n  type: user\n  recorded: 2020-01-01\n---\n"
@@ -242,6 +375,15 @@ def test_memfs_grep_exit_status_says_found_nothing_or_error(ws: Path, tmp_path: 
     slow = grep(str(ws), "-E", CATASTROPHIC)
     assert (slow.returncode, slow.stdout) == (2, "")
     assert len(slow.stderr.splitlines()) == 1 and "time limit (2 s" in slow.stderr
+    for pattern, says in (
+        (NESTED, "memfs grep: The search pattern is 10,001 characters long"),
+        ("(" * 450 + "a" + ")" * 450, "memfs grep: The regular expression '((("),
+        (COMPILES_FOR_SECONDS, "memfs grep: The regular expression '(?:x{60000}){60000}'"),
+    ):
+        refused = grep(str(ws), "-E", pattern)
+        assert (refused.returncode, refused.stdout) == (2, "")
+        assert len(refused.stderr.splitlines()) == 1 and refused.stderr.startswith(says)
+        assert "Traceback" not in refused.stderr
     missing = grep(str(tmp_path / "absent"), "x")
     assert missing.returncode == 2 and len(missing.stderr.splitlines()) == 1
     assert "No workspace directory" in missing.stderr and not (tmp_path / "absent").exists()

@@ -478,7 +478,8 @@ def test_cli_stats_in_place_detects_a_sub_folder_store():
 def test_cli_detects_the_layout_and_lists_the_files_behind_each_figure(capsys):
     assert main(["stats", str(FIXTURES / "flat"), "--list"]) == 0
     out = capsys.readouterr().out
-    assert "layout: claude-code layout: index MEMORY.md" in out
+    assert "  layout  " in out and "claude-code: index MEMORY.md, memory files in" in out
+    assert "layout: " not in out and "layout layout" not in out
     assert "MEMORY.md beside 11 markdown files at the root" in out
     for line in [
         "orphan  notes_orphan.md",

@@ -6,7 +6,7 @@ import argparse
 import errno
 import sys
 
-from memfs.cli_workspace import add_workspace_argument, open_workspace
+from memfs.cli_workspace import add_workspace_argument, layout_notice, open_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
             f"{args.path!r} is a binary file ({len(data):,} bytes), not text; nothing was "
             "printed. Pass --binary to write its bytes anyway, redirected to a file."
         )
-    print(f"layout: {found.describe()}", file=sys.stderr)
+    if notice := layout_notice("memfs cat", found):
+        print(notice, file=sys.stderr)
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
     if out is not None:
         view = memoryview(data)

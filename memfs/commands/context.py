@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from memfs.cli_workspace import add_workspace_argument, load_manifest, open_workspace
+from memfs.cli_workspace import add_workspace_argument, layout_notice, load_manifest, open_workspace
 from memfs.memory_access import TurnMode
 from memfs.prompt import memory_prompt
 from memfs.tokens import DEFAULT_MARGIN_RATIO, estimate_tokens, with_margin
@@ -32,6 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--prompt", action="store_true", help="also print the memory section of the system prompt"
     )
+    p.add_argument(
+        "--window",
+        type=int,
+        metavar="N",
+        help="the model's context window in tokens: warn when the block alone cannot fit it",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     p.set_defaults(func=run)
 
@@ -39,9 +45,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
     manifest = load_manifest(args.app)
-    print(f"layout: {found.describe()}", file=sys.stderr)
+    if notice := layout_notice("memfs context", found):
+        print(notice, file=sys.stderr)
     mode: TurnMode = "workflow" if args.workflow else "chat"
-    turn = build_turn(mode=mode, transcript=[], user_message="", manifest=manifest, fs=fs)
+    turn = build_turn(
+        mode=mode,
+        transcript=[],
+        user_message="",
+        manifest=manifest,
+        fs=fs,
+        window_tokens=args.window,
+    )
+    if turn.window_warning:
+        print(f"memfs context: {turn.window_warning}", file=sys.stderr)
     block = turn.context_block
     tokens = estimate_tokens(block)
     prompt = (
@@ -57,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
             "chars": len(block),
             "tokens": tokens,
             "tokens_with_margin": with_margin(tokens),
+            "window_warning": turn.window_warning,
         }
         if prompt is not None:
             out["memory_prompt"] = prompt

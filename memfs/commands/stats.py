@@ -34,6 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_workspace_argument(p)
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.add_argument(
+        "--window",
+        type=int,
+        metavar="N",
+        help="the model's context window in tokens: warn when the injected index cannot fit it",
+    )
+    p.add_argument(
         "--list",
         action="store_true",
         help="also list the files behind each figure: orphans, broken links, findings, cuts",
@@ -45,10 +51,17 @@ def run(args: argparse.Namespace) -> int:
     fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
     report = collect_stats(fs)
     report.layout_reason = found.reason
+    if args.window:  # the turn's own block; its modules (pydantic) load only when asked
+        from memfs.budget import window_warning
+        from memfs.context import build_context_block
+        from memfs.manifest import AgentManifest
+
+        block = build_context_block(fs, AgentManifest())
+        if warning := window_warning(block, args.window):
+            print(f"memfs stats: {warning}", file=sys.stderr)
     if args.json:
         print(report_json(report))
     else:
-        print(f"layout: {found.describe()}")
         render(report, sys.stdout, list_paths=args.list)
     return 0
 
@@ -91,6 +104,9 @@ def render(report: StatsReport, out: TextIO, *, list_paths: bool = False) -> Non
     n = r.memory_files
     table = _Table(f"memfs stats — {r.workspace}")
     section = table.section
+    area = f"{r.memory_dir}/" if r.memory_dir else "the workspace root"
+    reason = f" ({r.layout_reason})" if r.layout_reason else ""
+    table.add_row("layout", f"{r.layout}: index {r.index_path}, memory files in {area}{reason}")
     section("memory files")
     table.add_row("files", str(n))
     table.add_row(
