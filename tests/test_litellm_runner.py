@@ -840,3 +840,16 @@ def test_full_after_tools_puts_the_memory_section_after_the_tool_list(fs):
     assert last.index(tools) < last.index("# Memory")
     parts = [sorted(p.strip() for p in s.split("\n\n")) for s in (full, last)]
     assert parts[0] == parts[1]  # the same parts, in a new order
+
+
+def test_a_block_larger_than_the_window_is_said_before_the_request(fs, manifest, caplog):
+    """Memory is never cut: the turn still sends the whole block, and says it cannot fit."""
+    fs.pipe_file("MEMORY.md", ("- [x](memory/x.md) — " + "yield notes " * 400 + "\n").encode())
+    model = ScriptedModel("ok")
+    with caplog.at_level("WARNING", logger="memfs_litellm.runner"):
+        result = run(model, fs, manifest, context_window=512)
+    assert "more than the model's whole window of 512" in result.window_warning
+    assert result.window_warning in caplog.text
+    assert "yield notes " * 400 in str(model.requests[0]["messages"])  # sent whole
+    small = run(ScriptedModel("ok"), fs, manifest, context_window=1_000_000)
+    assert small.window_warning == ""

@@ -18,6 +18,7 @@ For Ollama models the resolved window is sent as ``num_ctx``; every response's
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -56,6 +57,8 @@ from memfs_litellm.platform_tools import (
     tool_schemas,
 )
 from memfs_litellm.textcalls import parse_text_tool_calls, strip_tool_calls
+
+log = logging.getLogger(__name__)
 
 DEFAULT_APP_PROMPT = """\
 You are the assistant of this item's app on a team workspace. Each item is one topic, project \
@@ -99,6 +102,9 @@ class TurnResult(BaseModel):
     stopped: Literal["answer", "max_steps"] = "answer"
     truncated: bool = False
     truncation_note: str | None = None
+    window_warning: str = ""
+    """One line when the memory block alone cannot fit the model's window (logged as a warning
+    before the first request)."""
     num_ctx_sent: int | None = None
     window_source: str | None = None
     context_block: str = ""
@@ -321,6 +327,7 @@ def start_turn(
     schemas = tool_schemas(options.tools, file_tools=fs is not None)
     prose = format_tools_for_prompt(schemas) if options.tools_in_prompt and schemas else ""
     app_prompt, suffix = _prompts(options, prose)
+    window = resolver.resolve(model, options.context_window) if is_ollama(model) else None
     turn = build_turn(
         mode=options.mode,
         transcript=list(transcript or []),
@@ -332,7 +339,10 @@ def start_turn(
         placement=options.placement,
         framing=options.framing,
         system_suffix=suffix,
+        window_tokens=window.tokens if window else options.context_window,
     )
+    if turn.window_warning:  # said before the request goes out; the block is still sent whole
+        log.warning(turn.window_warning)
     mount = mount_for_mode(options.mode, fs)
     files = (
         None
@@ -340,7 +350,6 @@ def start_turn(
         else FileToolExecutor(mount, manifest, context_block=turn.context_block)
     )
     tools = TurnTools(schemas, files, record_platform=options.tools == "platform")
-    window = resolver.resolve(model, options.context_window) if is_ollama(model) else None
     extras = window_kwargs(model, window)
     messages: list[Message] = [dict(m) for m in turn.messages]
     result = TurnResult(
@@ -353,6 +362,7 @@ def start_turn(
         system_prompt=turn.system_prompt,
         num_ctx_sent=extras.get("num_ctx"),
         window_source=window.source if window else None,
+        window_warning=turn.window_warning,
         offered_tools=tools.offered,
     )
     return TurnLoop(
