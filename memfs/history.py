@@ -478,7 +478,7 @@ class History:
             log = self.log(rel)
             if not log.unrecorded:
                 continue
-            fs.record_baseline(rel, self.store.read(rel))
+            fs.recorder.record_baseline(rel, self.store.read(rel))
             recorded += 1
         return recorded
 
