@@ -206,7 +206,9 @@ class MemFS(AbstractFileSystem):
     # -- views -------------------------------------------------------------------------------
 
     def _sibling(self, **changes: Any) -> MemFS:
-        return type(self)(self.store, options=dataclasses.replace(self.options, **changes))
+        view = type(self)(self.store, options=dataclasses.replace(self.options, **changes))
+        view.recorder.share_known(self.recorder)
+        return view
 
     @property
     def raw(self) -> MemFS:
@@ -345,6 +347,7 @@ class MemFS(AbstractFileSystem):
         *,
         create: bool = False,
         expected_sha256: str | None = None,
+        replaced: bytes | None = None,
         restored_from: str | None = None,
         moved_from: str | None = None,
     ) -> bytes:
@@ -356,7 +359,9 @@ class MemFS(AbstractFileSystem):
         :class:`~memfs.errors.PathConflictError`. Both are FileExistsError.
 
         A change to a memory file or the index is recorded as a version first (by
-        :attr:`recorder`); ``restored_from`` and ``moved_from`` say what the version is.
+        :attr:`recorder`); ``restored_from`` and ``moved_from`` say what the version is, and
+        ``replaced`` (the bytes hashed ``expected_sha256``, when the caller has them) spares a
+        read when no version holds them yet.
         """
         self._check_writable(path, "write")
         rel = self._rel(path)
@@ -381,7 +386,7 @@ class MemFS(AbstractFileSystem):
                 # still decides whether the file holds what the caller read
                 self.store.write(rel, prepared, expected_sha256=parent)
             else:
-                self.recorder.write(rel, prepared, parent, **extra)
+                self.recorder.write(rel, prepared, parent, replaced=replaced, **extra)
             return prepared
         self.recorder.write_blind(rel, prepared, **extra)
         return prepared
@@ -421,7 +426,9 @@ class MemFS(AbstractFileSystem):
             try:
                 if current is None:
                     return self.save(path, new, create=True)
-                return self.save(path, new, expected_sha256=content_sha256(current))
+                return self.save(
+                    path, new, expected_sha256=content_sha256(current), replaced=current
+                )
             except errors.WriteConflictError as e:
                 last = e
                 if attempt < attempts:

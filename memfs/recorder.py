@@ -6,6 +6,10 @@ index, with history on) and hands the change to its recorder at its write points
 :meth:`Recorder.delete_blind`) and a move (a write naming ``moved_from``, then a delete naming
 ``moved_to``). The recorder makes each one as :mod:`memfs.versions` lays it out: the blob, then
 the version record, then the file, conditional on the content it replaces.
+
+Content no version holds (written before history was kept, with ``history=False``, or by
+another tool) is copied first: the first change or delete of it records it as an
+``unrecorded`` version before anything else, so whatever the agent changes can be restored.
 """
 
 from __future__ import annotations
@@ -15,10 +19,21 @@ import contextlib
 from memfs import errors
 from memfs.conflicts import content_sha256
 from memfs.stores import ConditionalFileStore
-from memfs.versions import HistoryOptions, Operation, new_record, prune_file, put_version
+from memfs.versions import (
+    HistoryOptions,
+    Operation,
+    new_record,
+    prune_file,
+    put_version,
+    read_record,
+    record_keys,
+)
 
 WRITE_ATTEMPTS = 8
 """Rounds a blind write or delete tries when another writer keeps changing the file."""
+
+KNOWN_PATHS = 4096
+"""Paths whose recorded content a recorder remembers (:attr:`Recorder.held`)."""
 
 
 class Recorder:
@@ -28,6 +43,22 @@ class Recorder:
         self.store = store
         self.options = options
         self.actor = actor
+        self.held: dict[str, str] = {}
+        """path -> the sha256 of content a version of it is known to hold (this process wrote
+        or found it), so a change of what this process wrote costs no look-up. Shared by the
+        views of one MemFS (:meth:`share_known`)."""
+
+    def share_known(self, other: Recorder) -> None:
+        """Use ``other``'s knowledge of what is recorded (a view of the same workspace)."""
+        self.held = other.held
+
+    def _known(self, rel: str, sha: str | None) -> None:
+        if sha is None:
+            self.held.pop(rel, None)
+            return
+        if len(self.held) >= KNOWN_PATHS:
+            self.held.clear()  # a bound, not a cache policy: a miss costs one look-up
+        self.held[rel] = sha
 
     # -- writes ------------------------------------------------------------------------------
 
@@ -37,17 +68,22 @@ class Recorder:
         data: bytes,
         parent: str | None,
         *,
+        replaced: bytes | None = None,
         restored_from: str | None = None,
         moved_from: str | None = None,
     ) -> None:
         """Write ``data`` to ``rel`` replacing the content hashed ``parent`` (None: no file),
         recorded: the blob, then the version record, then the file, conditional on ``parent``.
+        ``replaced`` is that content when the caller has read it (else it is read if no
+        version holds it, see :meth:`keep_unrecorded`).
 
         A write the store refuses leaves no record (this change never happened); a process
         killed between the record and the file leaves one whose content is not the file's
         ("recorded, not applied" in ``memfs log``).
         """
         store = self.store
+        if parent is not None:
+            self.keep_unrecorded(rel, parent, replaced)
         operation: Operation = (
             "restored" if restored_from else "created" if parent is None else "modified"
         )
@@ -73,6 +109,7 @@ class Recorder:
             with contextlib.suppress(OSError):
                 store.delete(key)
             raise
+        self._known(rel, content_sha256(data))
         self._after_change(rel)
 
     def write_blind(
@@ -97,7 +134,14 @@ class Recorder:
                 return  # already stored: nothing changes, nothing to record
             parent = None if current is None else content_sha256(current)
             try:
-                self.write(rel, data, parent, restored_from=restored_from, moved_from=moved_from)
+                self.write(
+                    rel,
+                    data,
+                    parent,
+                    replaced=current,
+                    restored_from=restored_from,
+                    moved_from=moved_from,
+                )
                 return
             except errors.WriteConflictError as e:
                 last = e
@@ -115,6 +159,7 @@ class Recorder:
         store = self.store
         if data is None:
             data = store.read(rel)
+        self.keep_unrecorded(rel, content_sha256(data), data)
         sha, key = put_version(
             store,
             self.options,
@@ -136,6 +181,7 @@ class Recorder:
             with contextlib.suppress(OSError):
                 store.delete(key)
             raise
+        self._known(rel, None)
         self._after_change(rel)
 
     def delete_blind(self, rel: str) -> None:
@@ -150,23 +196,56 @@ class Recorder:
 
     # -- content no version holds ------------------------------------------------------------
 
+    def holds(self, rel: str, sha: str) -> bool:
+        """Whether a version of ``rel`` holds the content hashed ``sha``. Usually the newest
+        record does (one listing, one read); the others are read, newest first, only when
+        it does not; none when this process wrote or found that content (:attr:`held`)."""
+        if self.held.get(rel) == sha:
+            return True
+        for key in reversed(record_keys(self.store, rel)):
+            record = read_record(self.store, key)
+            if record is not None and record.path == rel and record.sha256 == sha:
+                self._known(rel, sha)
+                return True
+        return False
+
+    def keep_unrecorded(self, rel: str, sha: str, data: bytes | None = None) -> None:
+        """Before ``rel``'s content hashed ``sha`` is changed or deleted, record it
+        (:meth:`record_baseline`) if no version holds it. ``data`` is that content when the
+        caller has it; else the file is read, and nothing is recorded when it no longer holds
+        ``sha`` (the conditional change that follows is refused anyway)."""
+        if self.holds(rel, sha):
+            return
+        if data is not None and content_sha256(data) != sha:
+            data = None  # not the content named: read what is there instead
+        if data is None:
+            try:
+                data = self.store.read(rel)
+            except FileNotFoundError:
+                return
+            if content_sha256(data) != sha:
+                return
+        self.record_baseline(rel, data)
+
     def record_baseline(self, rel: str, data: bytes) -> None:
         """Record ``data``, the current content of ``rel`` that no version holds (written
-        before history was kept, or outside memfs), as a version; the file is not touched."""
-        put_version(
+        before history was kept, or outside memfs), as an ``unrecorded`` version; the file
+        is not touched."""
+        sha, _ = put_version(
             self.store,
             self.options,
             data,
             lambda sha: new_record(
                 self.options,
                 path=rel,
-                operation="created",
+                operation="unrecorded",
                 actor=self.actor,
                 data=data,
                 sha256=sha,
                 parent=None,
             ),
         )
+        self._known(rel, sha)
 
     def _after_change(self, rel: str) -> None:
         if self.options.prune_on_write:
