@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -155,3 +157,34 @@ def test_an_imported_store_the_agent_then_changes_can_be_restored(
         assert main(["restore", str(ws), f"{path}@{first['id']}"]) == 0
         assert (ws / path).read_bytes() == data
         capsys.readouterr()
+
+
+# -- the log command ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        (
+            "memory/does-not-exist.md",
+            "memory/does-not-exist.md has no file and no versions; check the path.",
+        ),
+        (
+            "memory/role.md@abcd",
+            "log takes a PATH, not 'memory/role.md@abcd'; `memfs show WORKSPACE PATH@VERSION` "
+            "prints one version.",
+        ),
+    ],
+)
+def test_log_of_nothing_is_one_line_and_exit_2(tmp_path: Path, path: str, said: str) -> None:
+    ws = tmp_path / "ws"
+    mount(LocalFileStore(ws)).pipe_file("memory/role.md", memory("role", "Process engineer."))
+    done = subprocess.run(
+        [sys.executable, "-m", "memfs.cli", "log", str(ws), path],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"memfs log: {said}"]
