@@ -195,7 +195,7 @@ class MemFS(AbstractFileSystem):
         self.max_memory_file_bytes = opts.max_memory_file_bytes
         self.history_options = opts.history
         self.actor = opts.actor
-        self.recorder = Recorder(self.store, opts.history, opts.actor)
+        self.recorder = Recorder(self.store, opts.history, opts.actor, read_only=opts.read_only)
 
     def __repr__(self) -> str:
         flags = [

@@ -39,7 +39,16 @@ KNOWN_PATHS = 4096
 class Recorder:
     """Records the changes made through one MemFS (one store, one actor) as versions."""
 
-    def __init__(self, store: ConditionalFileStore, options: HistoryOptions, actor: str) -> None:
+    def __init__(
+        self,
+        store: ConditionalFileStore,
+        options: HistoryOptions,
+        actor: str,
+        *,
+        read_only: bool = False,
+    ) -> None:
+        self.read_only = read_only
+        """A read-only mount's recorder refuses to record (its MemFS refuses every write)."""
         self.store = store
         self.options = options
         self.actor = actor
@@ -231,6 +240,8 @@ class Recorder:
         """Record ``data``, the current content of ``rel`` that no version holds (written
         before history was kept, or outside memfs), as an ``unrecorded`` version; the file
         is not touched."""
+        if self.read_only:
+            raise errors.ReadOnlyError(rel, "record a version of")
         sha, _ = put_version(
             self.store,
             self.options,

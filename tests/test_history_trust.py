@@ -7,6 +7,7 @@ Each runs on local disk, the in-memory store and the moto S3 server (the fixture
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from memfs.cli import main
 from memfs.conflicts import content_sha256
 from memfs.history import History
 from memfs.tools import FileToolExecutor
-from memfs.versions import GC_GRACE, HistoryOptions, blob_key
+from memfs.versions import GC_GRACE, HISTORY_DIR, HistoryOptions, blob_key
 
 from tests.conftest import TODAY
 from tests.test_history import Ticks, memory
@@ -188,3 +189,35 @@ def test_log_of_nothing_is_one_line_and_exit_2(tmp_path: Path, path: str, said: 
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [f"memfs log: {said}"]
+
+
+# -- read-only means read-only -------------------------------------------------------------------
+
+
+def test_every_history_operation_on_a_read_only_mount_refuses_and_changes_nothing(
+    store: Any,
+) -> None:
+    fs = mount(store)
+    fs.pipe_file("memory/role.md", memory("role", "one"))
+    fs.pipe_file("memory/role.md", memory("role", "two"))
+    store.write("memory/old.md", memory("old", "pre-history"))
+    first = History(fs).log("memory/role.md").versions[0].id
+    before = _everything(store)
+    assert any(k.startswith(HISTORY_DIR) for k in before)
+    ro = History(fs.read_only())
+    attempts = [
+        lambda: ro.fs.recorder.record_baseline("memory/old.md", memory("old", "pre-history")),
+        lambda: ro.redact("memory/role.md", first),
+        lambda: ro.gc(),
+        lambda: ro.restore("memory/role.md", first),
+    ]
+    for attempt in attempts:
+        with pytest.raises(PermissionError) as info:
+            attempt()
+        assert info.value.errno == errno.EROFS
+    assert _everything(store) == before
+
+
+def _everything(store: Any) -> dict[str, bytes]:
+    """Every object of the store: the workspace's files and the history's."""
+    return {k: store.read(k) for k in [*store.ls(""), *store.ls(HISTORY_DIR)]}
