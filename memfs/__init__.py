@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     # the filesystem and its stores
     "MemFS": "memfs.filesystem",
     "MemFSFile": "memfs.filesystem",
+    "MemFSOptions": "memfs.filesystem",
     "UNKNOWN_ACTOR": "memfs.filesystem",
     "utc_today": "memfs.filesystem",
     "FileStore": "memfs.stores",
@@ -182,7 +183,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
         is_expected_failure,
         message,
     )
-    from memfs.filesystem import UNKNOWN_ACTOR, MemFS, MemFSFile, utc_today
+    from memfs.filesystem import UNKNOWN_ACTOR, MemFS, MemFSFile, MemFSOptions, utc_today
     from memfs.frontmatter_block import parse_yaml_mapping, split_frontmatter
     from memfs.history import History
     from memfs.index import MemoryIndex, parse_index

@@ -14,19 +14,22 @@ is written once, here:
   ``PermissionError(errno.EROFS)`` — the mount workflow runs get;
 * every path is confined to the workspace (:mod:`memfs.paths`);
 * every change to a memory file or the index is kept as a version in the same store, with the
-  actor that made it (:mod:`memfs.versions`, written only by :meth:`MemFS.save` and the delete
-  and move paths below; :mod:`memfs.history` reads, restores and redacts them).
+  actor that made it (:mod:`memfs.versions`), written by the instance's one
+  :class:`~memfs.recorder.Recorder` at the write, delete and move paths below
+  (:mod:`memfs.history` reads, restores and redacts them).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 import random
 import time
 from collections.abc import Callable, Hashable, Iterable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 import fsspec
 from fsspec.core import has_magic
@@ -40,6 +43,7 @@ from memfs.credentials import check_credentials
 from memfs.frontmatter_block import stamp_recorded
 from memfs.layout import PLATFORM, Layout
 from memfs.paths import normalize, parent
+from memfs.recorder import Recorder
 from memfs.stores import (
     ConditionalFileStore,
     FileStore,
@@ -49,9 +53,7 @@ from memfs.stores import (
     with_preconditions,
 )
 from memfs.tags import escape_for_agent_bytes
-
-if TYPE_CHECKING:  # the history's records are pydantic models: loaded with the first MemFS
-    from memfs.versions import HistoryOptions
+from memfs.versions import NO_HISTORY, HistoryOptions
 
 Clock = Callable[[], dt.date]
 Change = Callable[[bytes | None], bytes]
@@ -81,14 +83,77 @@ def utc_today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
 
 
+def _resolve_store(
+    store: FileStore | str | os.PathLike[str] | None,
+    path: str | None,
+    target_protocol: str | None,
+    target_options: dict[str, Any] | None,
+    read_only: bool,
+) -> FileStore:
+    """The store :class:`MemFS`'s first arguments name (see its docstring)."""
+    if isinstance(store, (str, os.PathLike)):
+        # MemFS("/data/items/42"): a local directory, as path= gives one.
+        if path is not None or target_protocol is not None:
+            raise TypeError(
+                "MemFS got a directory both as its first argument and as path=; pass one."
+            )
+        path = os.fspath(store)
+    elif store is not None and not isinstance(store, FileStore):
+        raise TypeError(
+            f"MemFS needs a FileStore (LocalFileStore, InMemoryFileStore, "
+            f"FsspecFileStore(fs, root=...)) or a local directory, not "
+            f"{type(store).__name__}; wrap an fsspec filesystem as FsspecFileStore(fs), "
+            "or pass path= with target_protocol=."
+        )
+    else:
+        if store is not None:
+            return store
+    target = None
+    if target_protocol is not None:
+        target = fsspec.filesystem(target_protocol, **(target_options or {}))
+    local_fs = fsspec.implementations.local.LocalFileSystem
+    if isinstance(target, local_fs) or (target is None and path is not None):
+        # A read-only mount never creates the directory: reading has no side effects.
+        local = target._strip_protocol(path or "") if target is not None else path
+        return LocalFileStore(local or "/", create=not read_only)
+    if target is not None:
+        return FsspecFileStore(target, root=path or "")
+    raise ValueError(
+        "MemFS needs a workspace: pass a FileStore, a local directory as path=, "
+        "or path= with target_protocol= (e.g. 's3')."
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemFSOptions:
+    """How a :class:`MemFS` reads, writes and records: each view (``fs.raw``,
+    ``fs.read_only()``, ``fs.acting_as(...)``) is the same store with some of these changed.
+    Every field is also a keyword argument of :class:`MemFS`."""
+
+    # the view a reader gets
+    read_only: bool = False
+    decorate: bool = True
+    clock: Clock = utc_today
+    layout: Layout = PLATFORM
+    # the write rules
+    stamp: bool = True
+    credential_guard: bool = True
+    guarded_paths: frozenset[str] = frozenset()
+    max_memory_file_bytes: int | None = DEFAULT_MAX_MEMORY_FILE_BYTES
+    # the version history
+    history: HistoryOptions = field(default_factory=HistoryOptions)
+    actor: str = UNKNOWN_ACTOR
+
+
 class MemFS(AbstractFileSystem):
     """One item workspace over one :class:`~memfs.stores.FileStore`.
 
     Build it from a store (``MemFS(LocalFileStore("/data/items/42"))``), a local directory
     (``MemFS("/data/items/42")``, or ``path=``) or any fsspec target the way ``DirFileSystem``
     chains one (``MemFS(path="bucket/items/42", target_protocol="s3", target_options={...})``).
-    ``layout`` says where the memory area and the index are (:mod:`memfs.layout`).
-    ``history`` says whether and how changes to memory are versioned (:mod:`memfs.versions`;
+    The rest are :class:`MemFSOptions`, given as ``options=`` or as keywords (which win):
+    ``layout`` says where the memory area and the index are (:mod:`memfs.layout`),
+    ``history`` whether and how changes to memory are versioned (:mod:`memfs.versions`;
     ``False`` records nothing) and ``actor`` who this instance's changes are attributed to.
     """
 
@@ -103,69 +168,34 @@ class MemFS(AbstractFileSystem):
         path: str | None = None,
         target_protocol: str | None = None,
         target_options: dict[str, Any] | None = None,
-        read_only: bool = False,
-        decorate: bool = True,
-        stamp: bool = True,
-        clock: Clock | None = None,
-        layout: Layout = PLATFORM,
-        credential_guard: bool = True,
-        guarded_paths: frozenset[str] = frozenset(),
-        max_memory_file_bytes: int | None = DEFAULT_MAX_MEMORY_FILE_BYTES,
-        history: HistoryOptions | bool = True,
-        actor: str = UNKNOWN_ACTOR,
-        **storage_options: Any,
+        options: MemFSOptions | None = None,
+        **settings: Any,
     ) -> None:
-        from memfs import versions
-
-        super().__init__(**storage_options)
-        given: FileStore | None = None
-        if isinstance(store, (str, os.PathLike)):
-            # MemFS("/data/items/42"): a local directory, as path= gives one.
-            if path is not None or target_protocol is not None:
-                raise TypeError(
-                    "MemFS got a directory both as its first argument and as path=; pass one."
-                )
-            path = os.fspath(store)
-        elif store is not None and not isinstance(store, FileStore):
-            raise TypeError(
-                f"MemFS needs a FileStore (LocalFileStore, InMemoryFileStore, "
-                f"FsspecFileStore(fs, root=...)) or a local directory, not "
-                f"{type(store).__name__}; wrap an fsspec filesystem as FsspecFileStore(fs), "
-                "or pass path= with target_protocol=."
-            )
-        else:
-            given = store
-        if given is None:
-            target = None
-            if target_protocol is not None:
-                target = fsspec.filesystem(target_protocol, **(target_options or {}))
-            local_fs = fsspec.implementations.local.LocalFileSystem
-            if isinstance(target, local_fs) or (target is None and path is not None):
-                # A read-only mount never creates the directory: reading has no side effects.
-                local = target._strip_protocol(path or "") if target is not None else path
-                given = LocalFileStore(local or "/", create=not read_only)
-            elif target is not None:
-                given = FsspecFileStore(target, root=path or "")
-            else:
-                raise ValueError(
-                    "MemFS needs a workspace: pass a FileStore, a local directory as path=, "
-                    "or path= with target_protocol= (e.g. 's3')."
-                )
+        super().__init__()
+        if isinstance(settings.get("history"), bool):
+            settings["history"] = HistoryOptions() if settings["history"] else NO_HISTORY
+        if "guarded_paths" in settings:
+            settings["guarded_paths"] = frozenset(normalize(p) for p in settings["guarded_paths"])
+        if settings.get("clock", utc_today) is None:
+            settings["clock"] = utc_today
+        # An unknown keyword is a TypeError naming it, as for any function.
+        opts = dataclasses.replace(options or MemFSOptions(), **settings)
+        given = _resolve_store(store, path, target_protocol, target_options, opts.read_only)
         # Wrapped once here, so every write below is one call whatever the store can do.
         self.store: ConditionalFileStore = with_preconditions(given)
         self._versioned = supports_versioned_reads(self.store)
-        self.is_read_only = read_only
-        self.decorates = decorate
-        self.stamps = stamp
-        self.clock: Clock = clock or utc_today
-        self.layout = layout
-        self.credential_guard = credential_guard
-        self.guarded_paths = frozenset(normalize(p) for p in guarded_paths)
-        self.max_memory_file_bytes = max_memory_file_bytes
-        if isinstance(history, bool):
-            history = versions.HistoryOptions() if history else versions.NO_HISTORY
-        self.history_options = history
-        self.actor = actor
+        self.options = opts
+        self.is_read_only = opts.read_only
+        self.decorates = opts.decorate
+        self.stamps = opts.stamp
+        self.clock: Clock = opts.clock
+        self.layout = opts.layout
+        self.credential_guard = opts.credential_guard
+        self.guarded_paths = opts.guarded_paths
+        self.max_memory_file_bytes = opts.max_memory_file_bytes
+        self.history_options = opts.history
+        self.actor = opts.actor
+        self.recorder = Recorder(self.store, opts.history, opts.actor, read_only=opts.read_only)
 
     def __repr__(self) -> str:
         flags = [
@@ -176,20 +206,9 @@ class MemFS(AbstractFileSystem):
     # -- views -------------------------------------------------------------------------------
 
     def _sibling(self, **changes: Any) -> MemFS:
-        opts: dict[str, Any] = {
-            "read_only": self.is_read_only,
-            "decorate": self.decorates,
-            "stamp": self.stamps,
-            "clock": self.clock,
-            "layout": self.layout,
-            "credential_guard": self.credential_guard,
-            "guarded_paths": self.guarded_paths,
-            "max_memory_file_bytes": self.max_memory_file_bytes,
-            "history": self.history_options,
-            "actor": self.actor,
-        }
-        opts.update(changes)
-        return type(self)(self.store, **opts)
+        view = type(self)(self.store, options=dataclasses.replace(self.options, **changes))
+        view.recorder.share_known(self.recorder)
+        return view
 
     @property
     def raw(self) -> MemFS:
@@ -328,6 +347,7 @@ class MemFS(AbstractFileSystem):
         *,
         create: bool = False,
         expected_sha256: str | None = None,
+        replaced: bytes | None = None,
         restored_from: str | None = None,
         moved_from: str | None = None,
     ) -> bytes:
@@ -338,8 +358,10 @@ class MemFS(AbstractFileSystem):
         nothing is written. ``create`` refuses an existing path with
         :class:`~memfs.errors.PathConflictError`. Both are FileExistsError.
 
-        A change to a memory file or the index is recorded as a version first
-        (:meth:`_commit`); ``restored_from`` and ``moved_from`` say what the version is.
+        A change to a memory file or the index is recorded as a version first (by
+        :attr:`recorder`); ``restored_from`` and ``moved_from`` say what the version is, and
+        ``replaced`` (the bytes hashed ``expected_sha256``, when the caller has them) spares a
+        read when no version holds them yet.
         """
         self._check_writable(path, "write")
         rel = self._rel(path)
@@ -364,151 +386,10 @@ class MemFS(AbstractFileSystem):
                 # still decides whether the file holds what the caller read
                 self.store.write(rel, prepared, expected_sha256=parent)
             else:
-                self._commit(rel, prepared, parent, **extra)
+                self.recorder.write(rel, prepared, parent, replaced=replaced, **extra)
             return prepared
-        # A blind write: the version needs the content it replaces, and the write is made
-        # conditional on it so the records stay one chain; another writer in between is re-read.
-        last: errors.WriteConflictError | None = None
-        for _ in range(DEFAULT_ATTEMPTS):
-            try:
-                current: bytes | None = self.store.read(rel)
-            except FileNotFoundError:
-                current = None
-            if current == prepared:
-                return prepared  # already stored: nothing changes, nothing to record
-            try:
-                self._commit(
-                    rel, prepared, None if current is None else content_sha256(current), **extra
-                )
-                return prepared
-            except errors.WriteConflictError as e:
-                last = e
-        assert last is not None
-        raise errors.UpdateConflictError(
-            last.path, last.expected_sha256, last.actual_sha256, attempts=DEFAULT_ATTEMPTS
-        ) from last
-
-    # -- the version history: blob, then record, then the file ------------------------------------
-
-    def _commit(
-        self,
-        rel: str,
-        data: bytes,
-        parent: str | None,
-        *,
-        restored_from: str | None = None,
-        moved_from: str | None = None,
-    ) -> None:
-        """Write ``data`` to ``rel`` replacing the content hashed ``parent`` (None: no file),
-        recorded: the blob, then the version record, then the file, conditional on ``parent``.
-
-        A write the store refuses leaves no record (this change never happened); a process
-        killed between the record and the file leaves one whose content is not the file's
-        ("recorded, not applied" in ``memfs log``).
-        """
-        from memfs import versions
-
-        options, store = self.history_options, self.store
-        operation: versions.Operation = (
-            "restored" if restored_from else "created" if parent is None else "modified"
-        )
-        _, key = versions.put_version(
-            store,
-            options,
-            data,
-            lambda sha: versions.new_record(
-                options,
-                path=rel,
-                operation=operation,
-                actor=self.actor,
-                data=data,
-                sha256=sha,
-                parent=parent,
-                restored_from=restored_from,
-                moved_from=moved_from,
-            ),
-        )
-        try:
-            store.write(rel, data, expected_sha256=parent, create=parent is None)
-        except Exception:
-            with contextlib.suppress(OSError):
-                store.delete(key)
-            raise
-        self._after_change(rel)
-
-    def _delete_recorded(
-        self, rel: str, data: bytes | None = None, *, moved_to: str | None = None
-    ) -> None:
-        """Delete the file ``rel`` holding ``data`` (read when None), recorded as a version:
-        its content is kept as a blob (it may predate the history), the record names it as the
-        parent, and the delete is conditional on it (PreconditionFailedError if it changed)."""
-        from memfs import versions
-
-        store = self.store
-        if data is None:
-            data = store.read(rel)
-        sha, key = versions.put_version(
-            store,
-            self.history_options,
-            data,
-            lambda sha: versions.new_record(
-                self.history_options,
-                path=rel,
-                operation="deleted",
-                actor=self.actor,
-                data=None,
-                sha256=None,
-                parent=sha,
-                moved_to=moved_to,
-            ),
-        )
-        try:
-            store.delete(rel, expected_sha256=sha)
-        except Exception:
-            with contextlib.suppress(OSError):
-                store.delete(key)
-            raise
-        self._after_change(rel)
-
-    def _delete_file(self, rel: str) -> None:
-        """Delete the file ``rel`` whatever it holds (a blind delete), recorded if versioned."""
-        if not self.records(rel):
-            self.store.delete(rel)
-            return
-        for attempt in range(1, DEFAULT_ATTEMPTS + 1):
-            try:
-                self._delete_recorded(rel)
-                return
-            except errors.PreconditionFailedError:
-                if attempt == DEFAULT_ATTEMPTS:
-                    raise
-
-    def record_baseline(self, rel: str, data: bytes) -> None:
-        """Record ``data``, the current content of ``rel`` that no version holds (written
-        before history was kept, or outside memfs), as a version; the file is not touched."""
-        from memfs import versions
-
-        versions.put_version(
-            self.store,
-            self.history_options,
-            data,
-            lambda sha: versions.new_record(
-                self.history_options,
-                path=rel,
-                operation="created",
-                actor=self.actor,
-                data=data,
-                sha256=sha,
-                parent=None,
-            ),
-        )
-
-    def _after_change(self, rel: str) -> None:
-        from memfs import versions
-
-        options = self.history_options
-        if options.prune_on_write:
-            versions.prune_file(self.store, rel, options.retention, options.now())
+        self.recorder.write_blind(rel, prepared, **extra)
+        return prepared
 
     def update(
         self,
@@ -545,7 +426,9 @@ class MemFS(AbstractFileSystem):
             try:
                 if current is None:
                     return self.save(path, new, create=True)
-                return self.save(path, new, expected_sha256=content_sha256(current))
+                return self.save(
+                    path, new, expected_sha256=content_sha256(current), replaced=current
+                )
             except errors.WriteConflictError as e:
                 last = e
                 if attempt < attempts:
@@ -755,8 +638,10 @@ class MemFS(AbstractFileSystem):
         # refuses the root.
         if self.store.is_dir(rel):
             self.store.rmdir(rel)
+        elif self.records(rel):
+            self.recorder.delete_blind(rel)
         else:
-            self._delete_file(rel)
+            self.store.delete(rel)
 
     _rm = rm_file
 
@@ -786,7 +671,7 @@ class MemFS(AbstractFileSystem):
                 if is_dir[rel]:
                     self.store.rmdir(rel)
                 elif self.records(rel):
-                    self._delete_file(rel)  # FileNotFoundError: nothing there
+                    self.recorder.delete_blind(rel)  # FileNotFoundError: nothing there
                 elif self.store.exists(rel):
                     self.store.delete(rel)
                 # else: nothing there (a literal name that does not exist)
@@ -812,7 +697,7 @@ class MemFS(AbstractFileSystem):
         self._check_writable(path2 if isinstance(path2, str) else "", "move into")
         if path1 == path2:
             return
-        pairs = self._copy_pairs(path1, path2, recursive, maxdepth)
+        pairs = _copy_pairs(self, path1, path2, recursive, maxdepth)
         if not pairs and isinstance(path1, str) and self.isdir(path1):
             raise errors.is_a_directory(self._rel(path1))  # fsspec moves a tree only if recursive
         dirs: list[str] = []
@@ -824,7 +709,7 @@ class MemFS(AbstractFileSystem):
                 dirs.append(src)
             elif (conflict := self._move_file(src, dst)) is not None:
                 conflicts.append(conflict)
-        self._remove_emptied(dirs)
+        _remove_emptied(self.store, dirs)
         if conflicts:
             raise conflicts[0]
 
@@ -856,7 +741,7 @@ class MemFS(AbstractFileSystem):
             raise errors.move_into_itself(src, dst)
         if create and self.store.exists(dst):
             raise errors.PathConflictError(dst, None, None)
-        subdirs = self._subdirs(src)
+        subdirs = _subdirs(self.store, src)
         for d in [src, *subdirs]:
             self.makedirs(dst + d[len(src) :], exist_ok=True)
         conflicts = [
@@ -864,7 +749,7 @@ class MemFS(AbstractFileSystem):
             for f in self.store.ls(src)
             if (c := self._move_file(f, dst + f[len(src) :], create=create)) is not None
         ]
-        self._remove_emptied([src, *subdirs])
+        _remove_emptied(self.store, [src, *subdirs])
         if conflicts:
             raise conflicts[0]
 
@@ -879,7 +764,7 @@ class MemFS(AbstractFileSystem):
         self.save(dst, data, create=create, moved_from=src if self.records(src) else None)
         try:
             if self.records(src):
-                self._delete_recorded(src, data, moved_to=dst)
+                self.recorder.delete(src, data, moved_to=dst)
             else:
                 self.store.delete(src, expected_sha256=content_sha256(data))
         except errors.PreconditionFailedError as e:
@@ -887,42 +772,6 @@ class MemFS(AbstractFileSystem):
                 src, e.expected_sha256, e.actual_sha256, destination=dst
             )
         return None
-
-    def _copy_pairs(
-        self, path1: Any, path2: Any, recursive: bool, maxdepth: int | None
-    ) -> list[tuple[str, str]]:
-        """The (source, destination) pairs fsspec's ``copy`` makes of these arguments."""
-        if isinstance(path1, list) and isinstance(path2, list):
-            return list(zip(path1, path2, strict=True))
-        source_is_str = isinstance(path1, str)
-        paths1 = self.expand_path(path1, recursive=recursive, maxdepth=maxdepth)
-        if source_is_str and (not recursive or maxdepth is not None):
-            paths1 = [p for p in paths1 if not (trailing_sep(p) or self.isdir(p))]
-            if not paths1:
-                return []
-        dest_is_dir = isinstance(path2, str) and (trailing_sep(path2) or self.isdir(path2))
-        exists = source_is_str and (
-            (has_magic(path1) and len(paths1) == 1)
-            or (not has_magic(path1) and dest_is_dir and not trailing_sep(path1))
-        )
-        paths2 = other_paths(paths1, path2, exists=exists, flatten=not source_is_str)
-        return list(zip(paths1, paths2, strict=True))
-
-    def _subdirs(self, rel: str) -> list[str]:
-        """Every directory below the directory ``rel`` (the store lists files only)."""
-        out: list[str] = []
-        for name in self.store.listdir(rel):
-            child = f"{rel}/{name}" if rel else name
-            if self.store.is_dir(child):
-                out += [child, *self._subdirs(child)]
-        return out
-
-    def _remove_emptied(self, dirs: Iterable[str]) -> None:
-        """Remove those of ``dirs`` a move left empty, deepest first; others stay as they are."""
-        for d in sorted(set(dirs), key=lambda d: d.count("/"), reverse=True):
-            # OSError: it still holds a file (written meanwhile, or kept by a conflict), or is gone
-            with contextlib.suppress(OSError):
-                self.store.rmdir(d)
 
     def touch(self, path: str, truncate: bool = True, **kwargs: Any) -> None:
         self._check_writable(path, "touch")
@@ -965,6 +814,45 @@ class MemFS(AbstractFileSystem):
         if "x" in mode and self.store.exists(rel):
             raise errors.already_exists(rel, " (opened with 'x')")
         return MemFSFile(self, rel, mode, block_size, autocommit=autocommit)
+
+
+def _copy_pairs(
+    fs: MemFS, path1: Any, path2: Any, recursive: bool, maxdepth: int | None
+) -> list[tuple[str, str]]:
+    """The (source, destination) pairs fsspec's ``copy`` makes of these arguments."""
+    if isinstance(path1, list) and isinstance(path2, list):
+        return list(zip(path1, path2, strict=True))
+    source_is_str = isinstance(path1, str)
+    paths1 = fs.expand_path(path1, recursive=recursive, maxdepth=maxdepth)
+    if source_is_str and (not recursive or maxdepth is not None):
+        paths1 = [p for p in paths1 if not (trailing_sep(p) or fs.isdir(p))]
+        if not paths1:
+            return []
+    dest_is_dir = isinstance(path2, str) and (trailing_sep(path2) or fs.isdir(path2))
+    exists = source_is_str and (
+        (has_magic(path1) and len(paths1) == 1)
+        or (not has_magic(path1) and dest_is_dir and not trailing_sep(path1))
+    )
+    paths2 = other_paths(paths1, path2, exists=exists, flatten=not source_is_str)
+    return list(zip(paths1, paths2, strict=True))
+
+
+def _subdirs(store: FileStore, rel: str) -> list[str]:
+    """Every directory below the directory ``rel`` (the store lists files only)."""
+    out: list[str] = []
+    for name in store.listdir(rel):
+        child = f"{rel}/{name}" if rel else name
+        if store.is_dir(child):
+            out += [child, *_subdirs(store, child)]
+    return out
+
+
+def _remove_emptied(store: FileStore, dirs: Iterable[str]) -> None:
+    """Remove those of ``dirs`` a move left empty, deepest first; others stay as they are."""
+    for d in sorted(set(dirs), key=lambda d: d.count("/"), reverse=True):
+        # OSError: it still holds a file (written meanwhile, or kept by a conflict), or is gone
+        with contextlib.suppress(OSError):
+            store.rmdir(d)
 
 
 class MemFSFile(AbstractBufferedFile):

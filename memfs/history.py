@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from memfs import versions
 from memfs.conflicts import content_sha256
-from memfs.errors import PreconditionFailedError, VersionError
+from memfs.errors import PreconditionFailedError, ReadOnlyError, VersionError
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
 from memfs.versions import Retention, VersionRecord
@@ -87,6 +87,11 @@ class History:
     def __init__(self, fs: MemFS) -> None:
         self.fs = fs
         self.store = fs.store
+
+    def _check_writable(self, path: str, action: str) -> None:
+        """Every change of the history is refused on a read-only mount, before any store call."""
+        if self.fs.is_read_only:
+            raise ReadOnlyError(path, action)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -305,6 +310,7 @@ class History:
     def restore(self, path: str, version: str) -> Version:
         """Put the content of ``version`` back as ``path``'s content: a new version
         (``restored``), written conditionally on what the file holds now."""
+        self._check_writable(path, "restore")
         target = self.resolve(path, version)
         data = self.content(target)
         rel = target.record.path
@@ -322,6 +328,7 @@ class History:
         """Remove the content, hash and size of ``version`` (a leaked secret, a deletion
         request); its actor, time and operation stay. The blob goes when no other version
         refers to it. The file's current content is not changed: restore or edit it first."""
+        self._check_writable(path, "redact a version of")
         target = self.resolve(path, version)
         r = target.record
         if r.redacted:
@@ -389,6 +396,7 @@ class History:
         written back: gc reads each blob before deleting it and checks the records again
         afterwards, and a writer that reused a stored blob checks it after storing its
         record."""
+        self._check_writable("", "collect the history of")
         retention = retention or self.fs.history_options.retention
         now = self.fs.history_options.now()
         report = GcReport()
@@ -474,7 +482,7 @@ class History:
             log = self.log(rel)
             if not log.unrecorded:
                 continue
-            fs.record_baseline(rel, self.store.read(rel))
+            fs.recorder.record_baseline(rel, self.store.read(rel))
             recorded += 1
         return recorded
 

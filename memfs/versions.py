@@ -54,7 +54,9 @@ ID_DIGITS = 12
 
 MIN_PREFIX = 4
 
-Operation = Literal["created", "modified", "deleted", "restored"]
+Operation = Literal["created", "modified", "deleted", "restored", "unrecorded"]
+"""``unrecorded``: content found in the file that no version held (written before history was
+kept or outside memfs), recorded before its first change or delete, or by ``gc``."""
 
 _STAMP = "%Y%m%dT%H%M%S.%fZ"
 

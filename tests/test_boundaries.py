@@ -20,6 +20,7 @@ BELOW_THE_FILESYSTEM = (
     "memfs.layout",
     "memfs.memo",
     "memfs.paths",
+    "memfs.recorder",
     "memfs.staleness",
     "memfs.stores",
     "memfs.tags",

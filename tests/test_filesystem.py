@@ -12,10 +12,20 @@ import yaml
 from fsspec.spec import AbstractFileSystem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memfs import INDEX_FILE, InMemoryFileStore, LocalFileStore, MemFS, UnsafePathError
+from memfs import (
+    INDEX_FILE,
+    InMemoryFileStore,
+    Layout,
+    LocalFileStore,
+    MemFS,
+    MemFSOptions,
+    UnsafePathError,
+)
 from memfs.staleness import reminder_text
 
 from tests.conftest import TODAY
+
+CLAUDE_CODE = Layout.claude_code()
 
 REMINDER_64 = (
     "<system-reminder>This memory is 64 days old. Memories are point-in-time observations, not "
@@ -59,6 +69,23 @@ def test_chains_a_target_filesystem_like_dirfs() -> None:
 def test_needs_a_workspace() -> None:
     with pytest.raises(ValueError, match="needs a workspace"):
         MemFS()
+
+
+def test_options_as_one_group_or_as_keywords_and_every_view_keeps_them() -> None:
+    store = InMemoryFileStore()
+    grouped = MemFSOptions(layout=CLAUDE_CODE, credential_guard=False, actor="chat:1")
+    fs = MemFS(store, options=grouped, actor="chat:2")  # a keyword wins over the group
+    assert fs.options == MemFSOptions(layout=CLAUDE_CODE, credential_guard=False, actor="chat:2")
+    assert (fs.layout, fs.credential_guard, fs.actor) == (CLAUDE_CODE, False, "chat:2")
+    ro = fs.raw.read_only()
+    assert ro.options == MemFSOptions(
+        layout=CLAUDE_CODE, credential_guard=False, actor="chat:2", read_only=True, decorate=False
+    )
+    assert ro.recorder.actor == "chat:2" and ro.recorder.store is fs.store
+    assert MemFS(store, history=False).options.history.enabled is False
+    assert MemFS(store, history=True).options.history == MemFSOptions().history
+    with pytest.raises(TypeError, match="read_onyl"):
+        MemFS(store, read_onyl=True)
 
 
 def test_instances_are_not_shared_between_workspaces(tmp_path) -> None:

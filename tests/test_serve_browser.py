@@ -9,12 +9,12 @@ folder, and to the test's temporary folder otherwise.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import socket
 import subprocess
 import sys
-import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from memfs.cli_workspace import add_workspace_argument, open_workspace
 from memfs.errors import message
-from memfs.history import FileLog, History, parse_age, split_ref
+from memfs.history import FileLog, History, VersionError, parse_age, split_ref
 from memfs.versions import GC_GRACE, Retention
 
 
@@ -99,6 +99,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _log(args: argparse.Namespace) -> int:
     history = _open(args, writes=False)
     logs = [history.log(args.path)] if args.path else history.log_all()
+    if args.path and not logs[0].exists and not logs[0].versions:
+        if "@" in args.path:
+            raise VersionError(
+                f"log takes a PATH, not {args.path!r}; `memfs show WORKSPACE PATH@VERSION` "
+                "prints one version."
+            )
+        raise VersionError(f"{logs[0].path} has no file and no versions; check the path.")
     if args.json:
         print(json.dumps([log.model_dump(mode="json") for log in logs], indent=2))
         return 0

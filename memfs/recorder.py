@@ -1,0 +1,263 @@
+"""The one object that writes a workspace's version history: :class:`Recorder`.
+
+:class:`~memfs.filesystem.MemFS` decides *whether* a change is recorded (the memory area and the
+index, with history on) and hands the change to its recorder at its write points: a write
+(:meth:`Recorder.write`, :meth:`Recorder.write_blind`), a delete (:meth:`Recorder.delete`,
+:meth:`Recorder.delete_blind`) and a move (a write naming ``moved_from``, then a delete naming
+``moved_to``). The recorder makes each one as :mod:`memfs.versions` lays it out: the blob, then
+the version record, then the file, conditional on the content it replaces.
+
+Content no version holds (written before history was kept, with ``history=False``, or by
+another tool) is copied first: the first change or delete of it records it as an
+``unrecorded`` version before anything else, so whatever the agent changes can be restored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from memfs import errors
+from memfs.conflicts import content_sha256
+from memfs.stores import ConditionalFileStore
+from memfs.versions import (
+    HistoryOptions,
+    Operation,
+    new_record,
+    prune_file,
+    put_version,
+    read_record,
+    record_keys,
+)
+
+WRITE_ATTEMPTS = 8
+"""Rounds a blind write or delete tries when another writer keeps changing the file."""
+
+KNOWN_PATHS = 4096
+"""Paths whose recorded content a recorder remembers (:attr:`Recorder.held`)."""
+
+
+class Recorder:
+    """Records the changes made through one MemFS (one store, one actor) as versions."""
+
+    def __init__(
+        self,
+        store: ConditionalFileStore,
+        options: HistoryOptions,
+        actor: str,
+        *,
+        read_only: bool = False,
+    ) -> None:
+        self.read_only = read_only
+        """A read-only mount's recorder refuses to record (its MemFS refuses every write)."""
+        self.store = store
+        self.options = options
+        self.actor = actor
+        self.held: dict[str, str] = {}
+        """path -> the sha256 of content a version of it is known to hold (this process wrote
+        or found it), so a change of what this process wrote costs no look-up. Shared by the
+        views of one MemFS (:meth:`share_known`)."""
+
+    def share_known(self, other: Recorder) -> None:
+        """Use ``other``'s knowledge of what is recorded (a view of the same workspace)."""
+        self.held = other.held
+
+    def _known(self, rel: str, sha: str | None) -> None:
+        if sha is None:
+            self.held.pop(rel, None)
+            return
+        if len(self.held) >= KNOWN_PATHS:
+            self.held.clear()  # a bound, not a cache policy: a miss costs one look-up
+        self.held[rel] = sha
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def write(
+        self,
+        rel: str,
+        data: bytes,
+        parent: str | None,
+        *,
+        replaced: bytes | None = None,
+        restored_from: str | None = None,
+        moved_from: str | None = None,
+    ) -> None:
+        """Write ``data`` to ``rel`` replacing the content hashed ``parent`` (None: no file),
+        recorded: the blob, then the version record, then the file, conditional on ``parent``.
+        ``replaced`` is that content when the caller has read it (else it is read if no
+        version holds it, see :meth:`keep_unrecorded`).
+
+        A write the store refuses leaves no record (this change never happened); a process
+        killed between the record and the file leaves one whose content is not the file's
+        ("recorded, not applied" in ``memfs log``).
+        """
+        store = self.store
+        if parent is not None:
+            self.keep_unrecorded(rel, parent, replaced)
+        operation: Operation = (
+            "restored" if restored_from else "created" if parent is None else "modified"
+        )
+        _, key = put_version(
+            store,
+            self.options,
+            data,
+            lambda sha: new_record(
+                self.options,
+                path=rel,
+                operation=operation,
+                actor=self.actor,
+                data=data,
+                sha256=sha,
+                parent=parent,
+                restored_from=restored_from,
+                moved_from=moved_from,
+            ),
+        )
+        try:
+            store.write(rel, data, expected_sha256=parent, create=parent is None)
+        except Exception:
+            with contextlib.suppress(OSError):
+                store.delete(key)
+            raise
+        self._known(rel, content_sha256(data))
+        self._after_change(rel)
+
+    def write_blind(
+        self,
+        rel: str,
+        data: bytes,
+        *,
+        restored_from: str | None = None,
+        moved_from: str | None = None,
+    ) -> None:
+        """Write ``data`` to ``rel`` whatever it holds: the version needs the content it
+        replaces, so the write is made conditional on what was read, and another writer in
+        between is re-read (:class:`~memfs.errors.UpdateConflictError` after
+        :data:`WRITE_ATTEMPTS` rounds)."""
+        last: errors.WriteConflictError | None = None
+        for _ in range(WRITE_ATTEMPTS):
+            try:
+                current: bytes | None = self.store.read(rel)
+            except FileNotFoundError:
+                current = None
+            if current == data:
+                return  # already stored: nothing changes, nothing to record
+            parent = None if current is None else content_sha256(current)
+            try:
+                self.write(
+                    rel,
+                    data,
+                    parent,
+                    replaced=current,
+                    restored_from=restored_from,
+                    moved_from=moved_from,
+                )
+                return
+            except errors.WriteConflictError as e:
+                last = e
+        assert last is not None
+        raise errors.UpdateConflictError(
+            last.path, last.expected_sha256, last.actual_sha256, attempts=WRITE_ATTEMPTS
+        ) from last
+
+    # -- deletes -----------------------------------------------------------------------------
+
+    def delete(self, rel: str, data: bytes | None = None, *, moved_to: str | None = None) -> None:
+        """Delete the file ``rel`` holding ``data`` (read when None), recorded as a version:
+        its content is kept as a blob (it may predate the history), the record names it as the
+        parent, and the delete is conditional on it (PreconditionFailedError if it changed)."""
+        store = self.store
+        if data is None:
+            data = store.read(rel)
+        self.keep_unrecorded(rel, content_sha256(data), data)
+        sha, key = put_version(
+            store,
+            self.options,
+            data,
+            lambda sha: new_record(
+                self.options,
+                path=rel,
+                operation="deleted",
+                actor=self.actor,
+                data=None,
+                sha256=None,
+                parent=sha,
+                moved_to=moved_to,
+            ),
+        )
+        try:
+            store.delete(rel, expected_sha256=sha)
+        except Exception:
+            with contextlib.suppress(OSError):
+                store.delete(key)
+            raise
+        self._known(rel, None)
+        self._after_change(rel)
+
+    def delete_blind(self, rel: str) -> None:
+        """Delete ``rel`` whatever it holds, re-reading it when another writer got in between."""
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                self.delete(rel)
+                return
+            except errors.PreconditionFailedError:
+                if attempt == WRITE_ATTEMPTS:
+                    raise
+
+    # -- content no version holds ------------------------------------------------------------
+
+    def holds(self, rel: str, sha: str) -> bool:
+        """Whether a version of ``rel`` holds the content hashed ``sha``. Usually the newest
+        record does (one listing, one read); the others are read, newest first, only when
+        it does not; none when this process wrote or found that content (:attr:`held`)."""
+        if self.held.get(rel) == sha:
+            return True
+        for key in reversed(record_keys(self.store, rel)):
+            record = read_record(self.store, key)
+            if record is not None and record.path == rel and record.sha256 == sha:
+                self._known(rel, sha)
+                return True
+        return False
+
+    def keep_unrecorded(self, rel: str, sha: str, data: bytes | None = None) -> None:
+        """Before ``rel``'s content hashed ``sha`` is changed or deleted, record it
+        (:meth:`record_baseline`) if no version holds it. ``data`` is that content when the
+        caller has it; else the file is read, and nothing is recorded when it no longer holds
+        ``sha`` (the conditional change that follows is refused anyway)."""
+        if self.holds(rel, sha):
+            return
+        if data is not None and content_sha256(data) != sha:
+            data = None  # not the content named: read what is there instead
+        if data is None:
+            try:
+                data = self.store.read(rel)
+            except FileNotFoundError:
+                return
+            if content_sha256(data) != sha:
+                return
+        self.record_baseline(rel, data)
+
+    def record_baseline(self, rel: str, data: bytes) -> None:
+        """Record ``data``, the current content of ``rel`` that no version holds (written
+        before history was kept, or outside memfs), as an ``unrecorded`` version; the file
+        is not touched."""
+        if self.read_only:
+            raise errors.ReadOnlyError(rel, "record a version of")
+        sha, _ = put_version(
+            self.store,
+            self.options,
+            data,
+            lambda sha: new_record(
+                self.options,
+                path=rel,
+                operation="unrecorded",
+                actor=self.actor,
+                data=data,
+                sha256=sha,
+                parent=None,
+            ),
+        )
+        self._known(rel, sha)
+
+    def _after_change(self, rel: str) -> None:
+        if self.options.prune_on_write:
+            prune_file(self.store, rel, self.options.retention, self.options.now())

@@ -1,0 +1,223 @@
+"""History you can trust: whatever the agent changes can be restored (content no version held
+is copied before its first change or delete), and everything read back is checked.
+
+Each runs on local disk, the in-memory store and the moto S3 server (the fixture of
+``tests/test_s3.py``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memfs import FsspecFileStore, InMemoryFileStore, LocalFileStore, MemFS
+from memfs.cli import main
+from memfs.conflicts import content_sha256
+from memfs.history import History
+from memfs.tools import FileToolExecutor
+from memfs.versions import GC_GRACE, HISTORY_DIR, HistoryOptions, blob_key
+
+from tests.conftest import TODAY
+from tests.test_history import Ticks, memory
+
+try:
+    from tests.test_s3 import BUCKET, s3_filesystem, s3_server  # noqa: F401
+except pytest.skip.Exception:  # s3fs, moto or boto3 missing: the S3 runs are skipped
+    BUCKET = ""
+
+FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
+
+
+@pytest.fixture(params=["local", "memory", "s3"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    if request.param == "local":
+        return LocalFileStore(tmp_path / "ws")
+    if request.param == "memory":
+        return InMemoryFileStore()
+    if not BUCKET:
+        pytest.skip("s3fs, moto and boto3 are needed for the S3 server")
+    server = request.getfixturevalue("s3_server")
+    root = f"{BUCKET}/items/{uuid.uuid4().hex[:12]}"
+    return FsspecFileStore(s3_filesystem(server.endpoint), root=root)
+
+
+class Clock(Ticks):
+    """One second per reading, and ``skip`` moves it on (gc's grace period)."""
+
+    def skip(self, by: dt.timedelta) -> None:
+        self.now += by
+
+
+def mount(store: Any, clock: Clock | None = None, **kwargs: Any) -> MemFS:
+    options = HistoryOptions(now=clock or Clock())
+    return MemFS(store, clock=lambda: TODAY, history=options, actor="tester", **kwargs)
+
+
+def _originals(store: Any) -> dict[str, bytes]:
+    """Memory written without history: by a store of history=False, and by another tool."""
+    files = {
+        "memory/role.md": memory("role", "Process engineer."),
+        "memory/plan.md": memory("plan", "Ship on Friday."),
+        "MEMORY.md": b"- [Role](memory/role.md) - who\n- [Plan](memory/plan.md) - when\n",
+    }
+    off = MemFS(store, clock=lambda: TODAY, history=False)
+    off.pipe_file("memory/role.md", files["memory/role.md"])
+    off.pipe_file("memory/plan.md", files["memory/plan.md"])
+    store.write("MEMORY.md", files["MEMORY.md"])  # outside memfs altogether
+    return files
+
+
+# -- copy before first change ------------------------------------------------------------------
+
+
+def test_what_the_agent_changes_or_deletes_can_be_restored_whatever_wrote_it(store: Any) -> None:
+    originals = _originals(store)
+    clock = Clock()
+    fs = mount(store, clock)
+    agent = FileToolExecutor(fs)
+    agent.execute("read_file", {"path": "memory/role.md"})
+    agent.execute(
+        "write_file", {"path": "memory/role.md", "content": memory("role", "Baker.").decode()}
+    )
+    agent.execute("read_file", {"path": "MEMORY.md"})
+    agent.execute("edit_file", {"path": "MEMORY.md", "old_string": "when", "new_string": "date"})
+    agent.execute("delete_file", {"path": "memory/plan.md"})
+    h = History(fs)
+    for path, first_op, last_op in [
+        ("memory/role.md", "unrecorded", "modified"),
+        ("MEMORY.md", "unrecorded", "modified"),
+        ("memory/plan.md", "unrecorded", "deleted"),
+    ]:
+        log = h.log(path)
+        assert [v.record.operation for v in log.versions] == [first_op, last_op], path
+        assert log.versions[0].record.actor == "tester" and not log.unrecorded
+        assert h.show(path, log.versions[0].id) == originals[path], path
+    # two gc runs, the grace period between them, keep every original restorable
+    for _ in range(2):
+        h.gc()
+        clock.skip(GC_GRACE * 2)
+    for path, data in originals.items():
+        assert store.exists(blob_key(content_sha256(data))), path
+        h.restore(path, h.log(path).versions[0].id)
+        assert fs.raw.cat_file(path) == data, path
+
+
+def test_content_another_writer_put_between_two_of_ours_is_kept_too(store: Any) -> None:
+    fs = mount(store)
+    fs.pipe_file("memory/role.md", memory("role", "one"))
+    MemFS(store, history=False).pipe_file("memory/role.md", memory("role", "theirs"))
+    fs.pipe_file("memory/role.md", memory("role", "three"))  # this fs remembers "one" only
+    log = History(fs).log("memory/role.md")
+    assert [v.record.operation for v in log.versions] == ["created", "unrecorded", "modified"]
+    assert History(fs).show("memory/role.md", log.versions[1].id) == memory("role", "theirs")
+
+
+def test_recorded_content_gets_no_second_copy(store: Any) -> None:
+    clock = Clock()
+    fs = mount(store, clock)
+    fs.pipe_file("memory/role.md", memory("role", "one"))
+    # another process: it looks the content up instead of remembering it
+    other = mount(store, clock)
+    other.pipe_file("memory/role.md", memory("role", "two"))
+    other.rm("memory/role.md")
+    ops = [v.record.operation for v in History(fs).log("memory/role.md").versions]
+    assert ops == ["created", "modified", "deleted"]
+
+
+def test_a_move_keeps_the_unrecorded_source(store: Any) -> None:
+    originals = _originals(store)
+    fs = mount(store)
+    fs.mv("memory/plan.md", "memory/schedule.md")
+    log = History(fs).log("memory/plan.md")
+    assert [v.record.operation for v in log.versions] == ["unrecorded", "deleted"]
+    assert History(fs).show("memory/plan.md", log.versions[0].id) == originals["memory/plan.md"]
+
+
+def test_an_imported_store_the_agent_then_changes_can_be_restored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = tmp_path / "ws"
+    assert main(["import", str(FIXTURES / "flat"), str(ws)]) == 0
+    imported = {p: (ws / p).read_bytes() for p in ("memory/user_role.md", "memory/reference_ci.md")}
+    agent = FileToolExecutor(MemFS(ws, actor="chat turn"))
+    agent.execute("read_file", {"path": "memory/user_role.md"})
+    agent.execute("write_file", {"path": "memory/user_role.md", "content": "---\nname: x\n---\n"})
+    agent.execute("delete_file", {"path": "memory/reference_ci.md"})
+    capsys.readouterr()
+    for path, data in imported.items():
+        assert main(["log", str(ws), path, "--json"]) == 0
+        (log,) = json.loads(capsys.readouterr().out)
+        first = log["versions"][0]["record"]
+        assert first["operation"] == "unrecorded" and first["sha256"] == content_sha256(data)
+        assert main(["restore", str(ws), f"{path}@{first['id']}"]) == 0
+        assert (ws / path).read_bytes() == data
+        capsys.readouterr()
+
+
+# -- the log command ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        (
+            "memory/does-not-exist.md",
+            "memory/does-not-exist.md has no file and no versions; check the path.",
+        ),
+        (
+            "memory/role.md@abcd",
+            "log takes a PATH, not 'memory/role.md@abcd'; `memfs show WORKSPACE PATH@VERSION` "
+            "prints one version.",
+        ),
+    ],
+)
+def test_log_of_nothing_is_one_line_and_exit_2(tmp_path: Path, path: str, said: str) -> None:
+    ws = tmp_path / "ws"
+    mount(LocalFileStore(ws)).pipe_file("memory/role.md", memory("role", "Process engineer."))
+    done = subprocess.run(
+        [sys.executable, "-m", "memfs.cli", "log", str(ws), path],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"memfs log: {said}"]
+
+
+# -- read-only means read-only -------------------------------------------------------------------
+
+
+def test_every_history_operation_on_a_read_only_mount_refuses_and_changes_nothing(
+    store: Any,
+) -> None:
+    fs = mount(store)
+    fs.pipe_file("memory/role.md", memory("role", "one"))
+    fs.pipe_file("memory/role.md", memory("role", "two"))
+    store.write("memory/old.md", memory("old", "pre-history"))
+    first = History(fs).log("memory/role.md").versions[0].id
+    before = _everything(store)
+    assert any(k.startswith(HISTORY_DIR) for k in before)
+    ro = History(fs.read_only())
+    attempts = [
+        lambda: ro.fs.recorder.record_baseline("memory/old.md", memory("old", "pre-history")),
+        lambda: ro.redact("memory/role.md", first),
+        lambda: ro.gc(),
+        lambda: ro.restore("memory/role.md", first),
+    ]
+    for attempt in attempts:
+        with pytest.raises(PermissionError) as info:
+            attempt()
+        assert info.value.errno == errno.EROFS
+    assert _everything(store) == before
+
+
+def _everything(store: Any) -> dict[str, bytes]:
+    """Every object of the store: the workspace's files and the history's."""
+    return {k: store.read(k) for k in [*store.ls(""), *store.ls(HISTORY_DIR)]}
