@@ -17,7 +17,7 @@ which layout it is in, and says why.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -86,6 +86,20 @@ class Layout:
         if memory_path.startswith(base + "/"):
             return memory_path[len(base) + 1 :]
         return posixpath.relpath(memory_path, base)
+
+    def date_key(self, present: Sequence[str]) -> str:
+        """The frontmatter key a change's date is written to, given the date keys a file has
+        (labels such as ``metadata.modified``, in the reader's order of precedence).
+
+        The platform's is ``metadata.recorded``. Claude Code's is the key that store already
+        uses for the file — its first date key other than ``metadata.recorded`` (usually
+        ``metadata.modified``; ``created`` where that is all it has) — and ``metadata.modified``
+        for a file with none, so Claude Code keeps reading the date memfs wrote.
+        """
+        if self.kind == "platform":
+            return "metadata.recorded"
+        own = [label for label in present if label != "metadata.recorded"]
+        return own[0] if own else "metadata.modified"
 
     def describe(self) -> str:
         """One line for people: which layout and where its files are."""
