@@ -51,7 +51,7 @@ T0 = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
 
 
 def memory(name: str, body: str) -> bytes:
-    head = f"---\nname: {name}\nmetadata:\n  type: user\n  recorded: 2026-11-30\n---\n"
+    head = f"---\nname: {name}\nmetadata:\n  type: user\n  recorded: {TODAY}\n---\n"
     return f"{head}{body}\n".encode()
 
 

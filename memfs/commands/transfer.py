@@ -209,7 +209,8 @@ def plan_transfer(src: MemFS, dst: MemFS, direction: Direction = "import") -> Tr
         plan.copies.append(copy)
         plan._payload[dst_path] = data
         try:
-            dst.migrating().prepare_write(dst_path, data)  # the destination's own rules refuse
+            # The destination's own rules refuse; a date after today is clamped.
+            copy.bytes = len(dst.migrating().prepare_write(dst_path, data))
         except (PermissionError, ValueError) as e:
             plan.refused.append(f"{path}: {e}")
     return plan
