@@ -16,7 +16,7 @@ import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from memfs.filesystem import MemFS
-from memfs.layout import LAYOUT_CHOICES, Detection, Layout, resolve_layout
+from memfs.layout import INDEX_NAME, LAYOUT_CHOICES, Detection, Layout, resolve_layout
 from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
 
 if TYPE_CHECKING:  # the manifest's pydantic models load with the commands that read one
@@ -98,9 +98,21 @@ def open_workspace(
     if isinstance(layout, Layout):
         found = Detection(layout, "given")
     else:
-        found = resolve_layout(layout, store.ls(""))
+        found = resolve_layout(layout, store.ls(""), lambda: _root_index_links(store))
     fs = MemFS(store, layout=found.layout, read_only=read_only)
     return Workspace(fs, found)
+
+
+def _root_index_links(store: FileStore) -> list[str]:
+    """The markdown files the root ``MEMORY.md`` links (one read, made only when the file list
+    leaves the layout open)."""
+    from memfs.index import markdown_file_links
+
+    try:
+        text = store.read(INDEX_NAME).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return markdown_file_links(text)
 
 
 def load_manifest(path: str | None) -> AgentManifest:

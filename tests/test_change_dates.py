@@ -45,7 +45,7 @@ def memory(date: str | dt.date = OLD, body: str = "API is v1\n", desc: str = "AP
     ).encode()
 
 
-# -- backends ---------------------------------------------------------------------------------------
+# -- backends -------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +106,7 @@ def reminder(fs: MemFS, name: str = "api") -> bytes:
     return view[: len(STALE)] if view.startswith(b"<system-reminder>") else b""
 
 
-# -- every surface that changes a body ---------------------------------------------------------------
+# -- every surface that changes a body ------------------------------------------------------------
 
 
 def _tools_edit(fs: MemFS) -> None:
@@ -129,6 +129,7 @@ def _mcp(tool: str) -> Callable[[MemFS], None]:
     def run(fs: MemFS) -> None:
         pytest.importorskip("mcp")
         from mcp import Client
+
         from memfs_mcp import build_server
 
         async def go() -> None:
@@ -226,7 +227,7 @@ def test_a_new_memory_never_keeps_the_date_the_caller_wrote(fs: MemFS) -> None:
             assert stored_date(fs, name) == TODAY, (name, date)
 
 
-# -- what keeps the date -----------------------------------------------------------------------------
+# -- what keeps the date --------------------------------------------------------------------------
 
 
 def test_a_change_to_the_frontmatter_alone_keeps_the_date(fs: MemFS) -> None:
@@ -259,7 +260,7 @@ def test_a_file_copied_in_from_outside_the_memory_area_is_dated_by_the_write(fs:
     assert stored_date(fs, "from-notes") == TODAY
 
 
-# -- migrations and restores ---------------------------------------------------------------------------
+# -- migrations and restores ----------------------------------------------------------------------
 
 
 def test_the_migration_call_keeps_the_stores_dates_and_clamps_a_future_one(fs: MemFS) -> None:
@@ -315,7 +316,7 @@ def test_memfs_import_and_restore_from_the_command_line(tmp_path: Path, monkeypa
     assert (ws / "memory" / "a.md").read_bytes() == memory()
 
 
-# -- Claude Code's own keys ------------------------------------------------------------------------------
+# -- Claude Code's own keys -----------------------------------------------------------------------
 
 
 def _claude_code_reads(raw: bytes) -> tuple[dict[str, Any], dt.date]:
@@ -381,7 +382,7 @@ def test_claude_code_keeps_its_date_on_a_frontmatter_only_edit() -> None:
     assert fs.raw.cat_file("user_role.md") == original.replace(b"terse", b"short")
 
 
-# -- what it costs -------------------------------------------------------------------------------------
+# -- what it costs --------------------------------------------------------------------------------
 
 
 def test_dating_a_change_adds_no_read_where_the_write_path_has_the_old_bytes() -> None:

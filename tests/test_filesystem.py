@@ -13,8 +13,8 @@ from fsspec.spec import AbstractFileSystem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memfs import INDEX_FILE, InMemoryFileStore, LocalFileStore, MemFS, UnsafePathError
-from memfs.staleness import reminder_text
 from memfs.filesystem import utc_today
+from memfs.staleness import reminder_text
 
 from tests.conftest import TODAY
 
