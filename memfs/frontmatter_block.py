@@ -878,6 +878,7 @@ def _label_spans(
     if block is None or block[2] is None:
         return [], block
     i, end, indent = block
+    assert indent is not None
     return _key_spans_in_lines(lines, i + 1, end, indent, key), block
 
 
