@@ -628,7 +628,9 @@ def test_retention_on_write_prunes_that_file() -> None:
 
 def test_gc_records_memory_written_before_history(tmp_path: Path) -> None:
     store = LocalFileStore(tmp_path / "ws")
-    MemFS(store, history=False).pipe_file("memory/old.md", memory("old", "Pre-history."))
+    MemFS(store, history=False).migrating().pipe_file(
+        "memory/old.md", memory("old", "Pre-history.")
+    )
     fs = mount(store)
     log = History(fs).log("memory/old.md")
     assert log.unrecorded and "in no version" in log.explanation
