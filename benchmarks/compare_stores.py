@@ -13,7 +13,9 @@ export go to in-memory stores. Exit status 1 when any store disagrees.
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from memfs import PLATFORM, InMemoryFileStore, Layout, LocalFileStore, MemFS, resolve_layout
@@ -43,16 +45,24 @@ def figures(report: StatsReport, layout: Layout) -> dict[str, object]:
     }
 
 
-def compare(root: Path) -> tuple[str, dict[str, object], dict[str, object], bool]:
-    """``(layout, figures in place, figures after import, import → export byte for byte)``."""
+def compare(
+    root: Path, today: Callable[[], dt.date] | None = None
+) -> tuple[str, dict[str, object], dict[str, object], bool]:
+    """``(layout, figures in place, figures after import, import → export byte for byte)``.
+
+    ``today`` is the clock of the workspaces the store passes through: a migration clamps a
+    date after today to today, so a store dated in the future comes back with that date moved.
+    """
     store = LocalFileStore(root)
     paths = MemFS(store, read_only=True).raw.find("")
     layout = resolve_layout("claude-code", paths).layout  # what `memfs import` reads
     src = MemFS(store, layout=layout, read_only=True)
-    ws = MemFS(InMemoryFileStore(), layout=PLATFORM, credential_guard=False, history=False)
+    ws = MemFS(
+        InMemoryFileStore(), layout=PLATFORM, credential_guard=False, history=False, clock=today
+    )
     apply_transfer(plan_transfer(src, ws, "import"), ws)
     back = MemFS(InMemoryFileStore(), layout=Layout.claude_code(""), credential_guard=False,
-                 history=False)  # fmt: skip
+                 history=False, clock=today)  # fmt: skip
     apply_transfer(plan_transfer(ws, back, "export"), back)
     area = [p for p in paths if layout.in_memory_area(p) or layout.is_index(p)]
     cut = len(layout.memory_dir) + 1 if layout.memory_dir else 0
@@ -71,14 +81,15 @@ def _cell(value: object) -> str:
     return str(len(value)) if isinstance(value, list) else str(value)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], today: Callable[[], dt.date] | None = None) -> int:
+    """Compare each store (default: the fixtures); ``today`` the clock (default: the real one)."""
     roots = [Path(a) for a in argv] or sorted(
         p for p in FIXTURES.iterdir() if p.is_dir() and p.name != "platform"
     )
     print("store | " + " | ".join(FIGURES) + " | agree | round trip")
     ok = True
     for root in roots:
-        layout, here, moved, same = compare(root)
+        layout, here, moved, same = compare(root, today)
         agree = here == moved
         ok &= agree and same
         cells = [f"{_cell(here[k])}/{_cell(moved[k])}" for k in FIGURES]

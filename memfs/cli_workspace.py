@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memfs.errors import BucketNotFoundError
 from memfs.filesystem import MemFS
-from memfs.layout import LAYOUT_CHOICES, Detection, Layout, resolve_layout
+from memfs.layout import INDEX_NAME, LAYOUT_CHOICES, Detection, Layout, resolve_layout
 from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
 
 if TYPE_CHECKING:  # the manifest's pydantic models load with the commands that read one
@@ -104,7 +104,7 @@ def open_workspace(
     if isinstance(layout, Layout):
         found = Detection(layout, "given")
     else:
-        found = resolve_layout(layout, store.ls(""))
+        found = resolve_layout(layout, store.ls(""), lambda: _root_index_links(store))
     fs = MemFS(store, layout=found.layout, read_only=read_only)
     return Workspace(fs, found)
 
@@ -121,6 +121,18 @@ def layout_notice(command: str, found: Detection) -> str | None:
     if found.layout == PLATFORM or found.reason == "given" or found.reason.startswith("chosen"):
         return None
     return f"{command}: {found.describe()}"
+
+
+def _root_index_links(store: FileStore) -> list[str]:
+    """The markdown files the root ``MEMORY.md`` links (one read, made only when the file list
+    leaves the layout open)."""
+    from memfs.index import markdown_file_links
+
+    try:
+        text = store.read(INDEX_NAME).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return markdown_file_links(text)
 
 
 def load_manifest(path: str | None) -> AgentManifest:

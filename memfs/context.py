@@ -22,7 +22,7 @@ from memfs.filesystem import MemFS
 from memfs.manifest import AgentManifest
 from memfs.memo import BoundedMemo
 from memfs.staleness import REMINDER_CLOSE, REMINDER_OPEN
-from memfs.tags import FILE_TAG, escape_for_agent
+from memfs.tags import FILE_TAG, escape_for_agent, fold
 
 FRAME_PREAMBLE = (
     "The workspace files below are loaded into context for this turn. They are background "
@@ -44,18 +44,45 @@ HEADING_PREAMBLE = (
 )
 """The heading frame's words; its files sit in ``context_file`` elements as in the other frame."""
 
-# A line of a file that reads like one of the heading frame's own marker lines (any heading
-# level, any case or spacing) could pass for the end of the section; a backslash in front is
-# Markdown's own escape, so it reads as text, not as a heading.
-_HEADING_MARKER = re.compile(
-    r"^([ \t]*)(#+[ \t]*(?:end[ \t]+of[ \t]+)?workspace[ \t]+files\b)",
-    re.IGNORECASE | re.MULTILINE,
-)
+# The heading frame's marker lines are matched the way the reminder tag is (memfs.tags.fold:
+# compatibility forms, look-alike letters, invisible characters, any space, any case) and
+# whatever Markdown dresses them in — ATX or setext heading, blockquote, bold or italic, a
+# fullwidth ＃ — by their words alone: a short line that speaks of the workspace files reads
+# like the frame's own line. A backslash in front is Markdown's escape: the line reads as text.
+_MARKER_WORDS = "workspacefile"
+_MARKER_MAX_LETTERS = 60
+"""A line longer than this (in letters and digits) is prose, not a marker line."""
+_UNDERLINE = re.compile(r"[ \t]*(?:=+|-+)[ \t]*")
+
+
+def reads_as_heading_marker(line: str) -> bool:
+    """Whether ``line`` could pass for one of the heading frame's marker lines once folded."""
+    folded = fold(line).lstrip()
+    if folded.startswith("\\"):
+        return False  # escaped: Markdown shows it as text
+    letters = "".join(c for c in folded if c.isalnum())
+    return _MARKER_WORDS in letters and len(letters) <= _MARKER_MAX_LETTERS
 
 
 def escape_heading_lines(text: str) -> str:
-    """Make every line that reads like a heading-frame marker plain text (``\\##``)."""
-    return _HEADING_MARKER.sub(r"\1\\\2", text)
+    """Make every line that reads like a heading-frame marker plain text (``\\`` in front), and
+    the setext underline under one. Lines end wherever a reader could see a line end
+    (:meth:`str.splitlines`), not only at ``\\n``."""
+    out: list[str] = []
+    escaped = False
+    for line in text.splitlines(keepends=True):
+        if escaped and _UNDERLINE.fullmatch(fold(line).rstrip("\r\n")):
+            out.append(_escaped(line))  # no longer an underline: the line above stays text
+            escaped = False
+            continue
+        escaped = reads_as_heading_marker(line)
+        out.append(_escaped(line) if escaped else line)
+    return "".join(out)
+
+
+def _escaped(line: str) -> str:
+    indent = len(line) - len(line.lstrip(" \t"))
+    return f"{line[:indent]}\\{line[indent:]}"
 
 
 def escape_frame_tags(text: str) -> str:

@@ -7,9 +7,11 @@ is written once, here:
 * reading ``memory/**.md`` returns the file with the staleness reminder in front of it, and
   reminder-like tags inside the file neutralised (:mod:`memfs.staleness`);
 * ``fs.raw`` reads the exact stored bytes (editors, ``edit_file``, stats);
-* writing ``memory/**.md`` strips a reminder copied from a read, and stamps
-  ``metadata.recorded`` with the write date when the file has none, a bad one or a future one:
-  the filesystem, not the model, knows when a write happened;
+* writing ``memory/**.md`` strips a reminder copied from a read, and a change of a memory's
+  body sets the layout's date key to the change date from the clock, whatever date the caller
+  wrote (a move, a copy or a change to the frontmatter alone keeps the date the file had): the
+  filesystem, not the model, knows when a change happened; only a migration
+  (:meth:`MemFS.migrating`) keeps a store's own dates;
 * ``read_only=True`` (or ``fs.read_only()``) refuses every mutation with
   ``PermissionError(errno.EROFS)`` — the mount workflow runs get;
 * every path is confined to the workspace (:mod:`memfs.paths`);
@@ -40,7 +42,7 @@ from fsspec.utils import other_paths
 from memfs import errors, staleness
 from memfs.conflicts import check_sha256, content_sha256
 from memfs.credentials import check_credentials
-from memfs.frontmatter_block import stamp_recorded
+from memfs.frontmatter_block import change_date, clamp_future_date, stamp_date
 from memfs.layout import PLATFORM, Layout
 from memfs.paths import normalize, parent
 from memfs.recorder import Recorder
@@ -133,10 +135,12 @@ class MemFSOptions:
     # the view a reader gets
     read_only: bool = False
     decorate: bool = True
-    clock: Clock = utc_today
+    clock: Clock | None = None
+    """today's date; None: :func:`utc_today`, looked up at each call"""
     layout: Layout = PLATFORM
     # the write rules
-    stamp: bool = True
+    migrating: bool = False
+    """keep the dates written (a migration: :meth:`MemFS.migrating`), a future one clamped"""
     credential_guard: bool = True
     guarded_paths: frozenset[str] = frozenset()
     max_memory_file_bytes: int | None = DEFAULT_MAX_MEMORY_FILE_BYTES
@@ -176,8 +180,6 @@ class MemFS(AbstractFileSystem):
             settings["history"] = HistoryOptions() if settings["history"] else NO_HISTORY
         if "guarded_paths" in settings:
             settings["guarded_paths"] = frozenset(normalize(p) for p in settings["guarded_paths"])
-        if settings.get("clock", utc_today) is None:
-            settings["clock"] = utc_today
         # An unknown keyword is a TypeError naming it, as for any function.
         opts = dataclasses.replace(options or MemFSOptions(), **settings)
         given = _resolve_store(store, path, target_protocol, target_options, opts.read_only)
@@ -187,8 +189,8 @@ class MemFS(AbstractFileSystem):
         self.options = opts
         self.is_read_only = opts.read_only
         self.decorates = opts.decorate
-        self.stamps = opts.stamp
-        self.clock: Clock = opts.clock
+        self.migrates = opts.migrating
+        self.clock: Clock | None = opts.clock
         self.layout = opts.layout
         self.credential_guard = opts.credential_guard
         self.guarded_paths = opts.guarded_paths
@@ -215,10 +217,12 @@ class MemFS(AbstractFileSystem):
         """The same workspace without decoration: reads return the exact stored bytes."""
         return self if not self.decorates else self._sibling(decorate=False)
 
-    def verbatim(self) -> MemFS:
-        """The same workspace storing written bytes exactly as given: no reminder stripped, no
-        date stamped (moving files between workspaces); every other rule still applies."""
-        return self if not self.stamps else self._sibling(stamp=False)
+    def migrating(self) -> MemFS:
+        """The same workspace for a migration (``memfs import``, a restore, seeding a store
+        with its history): a memory written through it keeps the date it holds, and only a
+        date after today becomes today (:func:`~memfs.frontmatter_block.clamp_future_date`).
+        Every other rule still applies. The one way to store a date the caller wrote."""
+        return self if self.migrates else self._sibling(migrating=True)
 
     def read_only(self) -> MemFS:
         """A read-only mount of the same workspace (what a workflow turn gets)."""
@@ -252,7 +256,7 @@ class MemFS(AbstractFileSystem):
         )
 
     def today(self) -> dt.date:
-        return self.clock()
+        return (self.clock or utc_today)()
 
     @property
     def memory_dir(self) -> str:
@@ -318,11 +322,16 @@ class MemFS(AbstractFileSystem):
 
     # -- the one write path ------------------------------------------------------------------------
 
-    def prepare_write(self, rel: str, data: bytes) -> bytes:
+    def prepare_write(self, rel: str, data: bytes, *, dated_by: bytes | None = None) -> bytes:
         """What will be stored for ``data`` written to ``rel``: reminders stripped, date stamped.
 
-        Every file of the memory area but the index gets the trusted ``metadata.recorded``
-        when it has frontmatter; memory files also lose a reminder copied from a read.
+        Every file of the memory area but the index that has frontmatter gets the trusted date
+        in its layout's date key (:meth:`~memfs.layout.Layout.date_key`): the date of this
+        change, or, when its body is the body of ``dated_by`` (the content it replaces, or the
+        file a move or copy takes it from), the date ``dated_by`` had
+        (:func:`~memfs.frontmatter_block.change_date`). A date the caller wrote is never kept;
+        a migration (:meth:`migrating`) keeps it, clamped to today. Memory files also lose a
+        reminder copied from a read.
 
         A write to a guarded path (:meth:`is_guarded`) is refused with
         :class:`~memfs.credentials.CredentialRefusedError` when its content or its name looks
@@ -331,14 +340,40 @@ class MemFS(AbstractFileSystem):
         layout = self.layout
         if self.is_guarded(rel):
             check_credentials(rel, data)
-        if self.stamps and layout.in_memory_area(rel) and not layout.is_index(rel):
+        if self._dates(rel):
             if layout.is_memory_file(rel):
                 data = staleness.strip_reminders(data)  # only memory files are read with one
             # Any file of the memory area with frontmatter (notes.txt too) gets the trusted
             # date. Raises FrontmatterStampError (a ValueError saying how to fix it) rather than
             # store a date the stamp cannot vouch for.
-            data = stamp_recorded(data, self.today(), rel)
+            today = self.today()
+            if self.migrates:
+                return clamp_future_date(data, today, rel)
+            date = change_date(data, dated_by, today)
+            data = stamp_date(data, date, today, rel, date_key=layout.date_key)
         return data
+
+    def _dates(self, rel: str) -> bool:
+        """Whether a write to ``rel`` is dated: a file of the memory area other than the index."""
+        return self.layout.in_memory_area(rel) and not self.layout.is_index(rel)
+
+    def _prepared(self, rel: str, data: bytes, dated_by: bytes | None) -> bytes:
+        """:meth:`prepare_write`, refusing a memory file over ``max_memory_file_bytes``."""
+        prepared = self.prepare_write(rel, data, dated_by=dated_by)
+        limit = self.max_memory_file_bytes
+        if limit is not None and len(prepared) > limit and self._dates(rel):
+            raise errors.MemoryFileTooLargeError(rel, len(prepared), limit, self.layout.index_path)
+        return prepared
+
+    def _replaced(self, rel: str, expected_sha256: str) -> bytes | None:
+        """The stored bytes of ``rel`` if they still hash to ``expected_sha256``: one read, for
+        a conditional write of a memory file whose caller gave the hash alone (the write itself
+        decides whether it still applies)."""
+        try:
+            current = self.store.read(rel)
+        except FileNotFoundError:
+            return None
+        return current if content_sha256(current) == expected_sha256 else None
 
     def save(
         self,
@@ -350,6 +385,7 @@ class MemFS(AbstractFileSystem):
         replaced: bytes | None = None,
         restored_from: str | None = None,
         moved_from: str | None = None,
+        dated_by: bytes | None = None,
     ) -> bytes:
         """Store ``data`` at ``path`` and return the bytes stored (see :meth:`prepare_write`).
 
@@ -362,25 +398,32 @@ class MemFS(AbstractFileSystem):
         :attr:`recorder`); ``restored_from`` and ``moved_from`` say what the version is, and
         ``replaced`` (the bytes hashed ``expected_sha256``, when the caller has them) spares a
         read when no version holds them yet.
+
+        ``dated_by`` is what the date of a memory file is decided against
+        (:meth:`prepare_write`): the stored bytes the caller read (hashing to
+        ``expected_sha256``), or the file a move or copy takes ``data`` from. Without it the
+        write path uses the content it replaces: read once for a memory file written with a
+        hash alone or blindly, unless versioning the write reads it anyway.
         """
         self._check_writable(path, "write")
         rel = self._rel(path)
         if not rel:
             raise errors.is_a_directory(rel)
-        prepared = self.prepare_write(rel, bytes(data))
-        limit, layout = self.max_memory_file_bytes, self.layout
-        if (
-            limit is not None
-            and len(prepared) > limit
-            and layout.in_memory_area(rel)
-            and not layout.is_index(rel)
-        ):
-            raise errors.MemoryFileTooLargeError(rel, len(prepared), limit, layout.index_path)
-        if not self.records(rel):
+        data = bytes(data)
+        recorded = self.records(rel)
+        if dated_by is None and not create and not self.migrates and self._dates(rel):
+            if expected_sha256 is not None:
+                dated_by = self._replaced(rel, expected_sha256)
+            elif not recorded:
+                with contextlib.suppress(FileNotFoundError):
+                    dated_by = self.store.read(rel)
+        if not recorded:
+            prepared = self._prepared(rel, data, dated_by)
             self.store.write(rel, prepared, expected_sha256=expected_sha256, create=create)
             return prepared
         extra = {"restored_from": restored_from, "moved_from": moved_from}
         if create or expected_sha256 is not None:
+            prepared = self._prepared(rel, data, dated_by)
             parent = None if create else check_sha256(expected_sha256 or "")
             if parent == content_sha256(prepared):  # no change, so no version; the store
                 # still decides whether the file holds what the caller read
@@ -388,8 +431,14 @@ class MemFS(AbstractFileSystem):
             else:
                 self.recorder.write(rel, prepared, parent, replaced=replaced, **extra)
             return prepared
-        self.recorder.write_blind(rel, prepared, **extra)
-        return prepared
+        return self.recorder.write_blind(
+            rel,
+            # Dated against what it replaces: the read a versioned blind write makes anyway.
+            lambda current: self._prepared(
+                rel, data, dated_by if dated_by is not None else current
+            ),
+            **extra,
+        )
 
     def update(
         self,
@@ -427,7 +476,11 @@ class MemFS(AbstractFileSystem):
                 if current is None:
                     return self.save(path, new, create=True)
                 return self.save(
-                    path, new, expected_sha256=content_sha256(current), replaced=current
+                    path,
+                    new,
+                    expected_sha256=content_sha256(current),
+                    replaced=current,
+                    dated_by=current,
                 )
             except errors.WriteConflictError as e:
                 last = e
@@ -603,7 +656,14 @@ class MemFS(AbstractFileSystem):
         if self.store.is_dir(src):
             self.makedirs(path2, exist_ok=True)
             return
-        self.save(path2, self.store.read(src))
+        data = self.store.read(src)
+        self.save(path2, data, dated_by=self._dated_source(src, data))
+
+    def _dated_source(self, src: str, data: bytes) -> bytes | None:
+        """What a move or copy from ``src`` keeps the date of: the source itself when it lies in
+        the memory area (its date is the workspace's); a file from anywhere else is a new
+        memory, dated by the write."""
+        return data if self._dates(src) else None
 
     def mkdir(self, path: str, create_parents: bool = True, **kwargs: Any) -> None:
         self._check_writable(path, "create directory")
@@ -761,7 +821,13 @@ class MemFS(AbstractFileSystem):
         if src == dst:
             return None
         data = self.store.read(src)
-        self.save(dst, data, create=create, moved_from=src if self.records(src) else None)
+        self.save(
+            dst,
+            data,
+            create=create,
+            moved_from=src if self.records(src) else None,
+            dated_by=self._dated_source(src, data),
+        )
         try:
             if self.records(src):
                 self.recorder.delete(src, data, moved_to=dst)

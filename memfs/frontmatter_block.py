@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
@@ -553,7 +553,47 @@ _DATE_KEY = re.compile(
     r"""(?:^|[\s{,?])["']?(?:recorded|modified|updated|created)["']?[ \t]*:""", re.M
 )
 _METADATA_KEY_LINE = re.compile(r"""^["']?metadata["']?[ \t]*:(?P<rest>.*)$""")
-_RECORDED_KEY = re.compile(r"""^["']?recorded["']?[ \t]*:""")
+_RANK = {label: i for i, label in enumerate(_LABELS)}
+_FIELD = {label: (parent, key) for label, parent, key in DATE_FIELDS}
+RECORDED = "metadata.recorded"
+"""The platform layout's date key, and the first the reader looks at."""
+
+DateKey = Callable[[Sequence[str]], str]
+"""Which date key a layout writes, given the date keys a file has (labels, in
+:data:`DATE_FIELDS` order): :meth:`memfs.layout.Layout.date_key`."""
+
+
+def _recorded_key(present: Sequence[str]) -> str:
+    return RECORDED
+
+
+def _key_line(key: str) -> re.Pattern[str]:
+    return re.compile(rf"""^["']?{re.escape(key)}["']?[ \t]*:""")
+
+
+def date_text(label: str, date: dt.date) -> str:
+    """How the stamp writes ``date`` under ``label``: a ``modified`` key gets the ISO datetime
+    Claude Code writes there (``2026-12-01T00:00:00.000Z``, the day's start in UTC: memfs dates
+    a change to the day), every other key the ISO date."""
+    if _FIELD[label][1] == "modified":
+        return f"{date.isoformat()}T00:00:00.000Z"
+    return date.isoformat()
+
+
+def change_date(new: bytes, previous: bytes | None, today: dt.date) -> dt.date:
+    """The date a write of ``new`` over ``previous`` (None: no file) gets: ``today`` when the
+    body (everything after the frontmatter) changed; the date ``previous`` had when only its
+    frontmatter changed (today when it had none the reader trusts). Never a date ``new`` holds.
+    """
+    if previous is None or _body_of(new) != _body_of(previous):
+        return today
+    return recorded_date_of(previous, today) or today
+
+
+def _body_of(raw: bytes) -> bytes:
+    m = _OPEN_BYTES.match(raw)
+    close = _CLOSE_BYTES.search(raw, m.end()) if m else None
+    return raw if close is None else raw[close.end() :]
 
 
 class _CannotStamp(Exception):
@@ -563,6 +603,36 @@ class _CannotStamp(Exception):
 # What editing odd YAML may raise besides: never a reason to fail a write with no date claim.
 _CANNOT = (_CannotStamp, yaml.YAMLError, IndexError, ValueError, TypeError, RecursionError)
 
+_Plan = Callable[[dict[Any, Any] | None], tuple[list[str], dt.date] | None]
+"""From the frontmatter as the reader dates it (None: no trusted reading), the date keys to set
+and the date to set them to; None to leave the file as it is."""
+
+
+def _change_plan(date: dt.date, date_key: DateKey) -> _Plan:
+    """Set the layout's date key to ``date``, and every date key the reader would prefer over it
+    that the file has, so the reader (and the layout's own tools) read ``date``."""
+
+    def plan(dated: dict[Any, Any] | None) -> tuple[list[str], dt.date]:
+        present = [label for label, _, _ in memory_dates(dated)] if dated else []
+        key = date_key(present)
+        above = [p for p in present if _RANK[p] < _RANK[key]]
+        return sorted({*above, key}, key=_RANK.__getitem__), date
+
+    return plan
+
+
+def _clamp_plan(today: dt.date) -> _Plan:
+    """Keep the file's own date; the one the reader would take first, if after ``today``,
+    becomes ``today``."""
+
+    def plan(dated: dict[Any, Any] | None) -> tuple[list[str], dt.date] | None:
+        found = memory_date(dated, None)
+        if found is None or found[1] <= today:
+            return None
+        return [found[0]], today
+
+    return plan
+
 
 def claims_date(head: str) -> bool:
     """Whether frontmatter text holds a key the reader could take a date from (any parser)."""
@@ -570,31 +640,57 @@ def claims_date(head: str) -> bool:
 
 
 def with_recorded(text: str, today: dt.date) -> str:
-    """``text`` with one ``metadata.recorded`` the reader takes as its date; never raises.
+    """``text`` as a change made ``today`` stores it; never raises.
 
-    A ``metadata.recorded`` that is a valid date not after ``today`` is kept; otherwise (none,
-    a bad or future one, or more than one) every ``recorded`` under ``metadata`` is replaced
-    by one line ``recorded: <today>``. Only those lines change: every other key, comment and
-    the body stay byte-identical. Text without frontmatter, or whose frontmatter the stamp
-    cannot edit (not a mapping, YAML aliases, metadata in flow style or not a mapping,
-    metadata given twice), is returned unchanged; :func:`stamp_recorded` refuses such a write
-    when the frontmatter claims a date.
+    ``metadata.recorded`` becomes ``today`` (one line; a copy given twice is dropped), whatever
+    date the text held. Only those lines change: every other key, comment and the body stay
+    byte-identical. Text without frontmatter, or whose frontmatter the stamp cannot edit (not a
+    mapping, YAML aliases, metadata in flow style or not a mapping, metadata given twice), is
+    returned unchanged; :func:`stamp_date` refuses such a write when the frontmatter claims a
+    date.
     """
     try:
-        return _stamped(text, today)
+        return _stamped(text, today, _change_plan(today, _recorded_key))
     except _CANNOT:
         return text
 
 
-def stamp_recorded(raw: bytes, today: dt.date, path: str = "") -> bytes:
-    """What the filesystem stores for a memory write of ``raw``: :func:`with_recorded` on bytes.
+def stamp_date(
+    raw: bytes,
+    date: dt.date,
+    today: dt.date,
+    path: str = "",
+    *,
+    date_key: DateKey = _recorded_key,
+) -> bytes:
+    """What the filesystem stores for a change of a memory dated ``date`` (not after ``today``).
 
-    Only the frontmatter is decoded, so a body that is not UTF-8 is kept byte for byte and the
-    date is still stamped. Raises :class:`FrontmatterStampError` when the frontmatter claims a
-    date (:func:`claims_date`) and the stamp cannot leave a trusted one: frontmatter that is
-    not UTF-8, that no reader can fully use, or that :func:`with_recorded` cannot edit. Without
-    a date claim such a file is stored as written (it has no date, so no reminder either).
+    The key ``date_key`` picks (the layout's), and every date key the reader would prefer over
+    it, are set to ``date``, so the reader dates the file ``date`` whatever the caller wrote
+    there; a file that already reads so is kept byte for byte. Only the frontmatter is decoded,
+    so a body that is not UTF-8 is kept byte for byte. Raises :class:`FrontmatterStampError`
+    when the frontmatter claims a date (:func:`claims_date`) and the stamp cannot set a trusted
+    one: frontmatter that is not UTF-8, that no reader can fully use, or that the stamp cannot
+    edit. Without a date claim such a file is stored as written (it has no date, so no reminder).
     """
+    return _stamp_bytes(raw, path, today, _change_plan(date, date_key))
+
+
+def stamp_recorded(raw: bytes, today: dt.date, path: str = "") -> bytes:
+    """:func:`stamp_date` of a change made ``today``, in the platform layout."""
+    return _stamp_bytes(raw, path, today, _change_plan(today, _recorded_key))
+
+
+def clamp_future_date(raw: bytes, today: dt.date, path: str = "") -> bytes:
+    """What a migration stores: the file's own date kept, a date after ``today`` made ``today``.
+
+    Byte for byte when the date the reader takes first is not in the future (or there is none).
+    Raises :class:`FrontmatterStampError` when that date is in the future and cannot be edited.
+    """
+    return _stamp_bytes(raw, path, today, _clamp_plan(today))
+
+
+def _stamp_bytes(raw: bytes, path: str, today: dt.date, plan: _Plan) -> bytes:
     m = _OPEN_BYTES.match(raw)
     close = _CLOSE_BYTES.search(raw, m.end()) if m else None
     if m is None or close is None:
@@ -613,7 +709,7 @@ def stamp_recorded(raw: bytes, today: dt.date, path: str = "") -> bytes:
             today,
         ) from None
     try:
-        stamped = _stamped(head, today)
+        stamped = _stamped(head, today, plan)
     except _CANNOT as e:
         if not claims_date(head):
             return raw
@@ -622,13 +718,26 @@ def stamp_recorded(raw: bytes, today: dt.date, path: str = "") -> bytes:
     return raw if stamped is head else stamped.encode("utf-8") + raw[close.end() :]
 
 
-def _stamped(text: str, today: dt.date) -> str:
-    """:func:`with_recorded`, raising :class:`_CannotStamp` (with the reason) where it gives up."""
+def _value(data: Mapping[Any, Any], label: str) -> Any:
+    parent, key = _FIELD[label]
+    if parent is None:
+        return data.get(key)
+    meta = data.get(parent)
+    return meta.get(key) if isinstance(meta, dict) else None
+
+
+def _stamped(text: str, today: dt.date, plan: _Plan) -> str:
+    """The stamp of ``plan`` on ``text``, raising :class:`_CannotStamp` (with the reason) where
+    it gives up; ``text`` itself when nothing changes."""
     parts = split_frontmatter(text)
     if parts is None:
         return text
     opening, head, rest = parts
     read = read_frontmatter(head)
+    wanted = plan(read.dated)
+    if wanted is None:
+        return text
+    labels, date = wanted
     if read.data is None:
         raise _CannotStamp(f"its frontmatter cannot be read ({read.error or 'not a mapping'})")
     if read.how == "lines" and read.unread:
@@ -638,50 +747,71 @@ def _stamped(text: str, today: dt.date) -> str:
             "cannot be read at all, so no date in it can be trusted; quote a value that holds "
             "': ' or starts with [ { & * ! |"
         )
-    found = memory_date(read.dated, today)
-    plain = read.how == "lines" or parse_simple_mapping(head) is not None
-    count = _recorded_count_in_lines(head) if plain else _recorded_count_in_nodes(head)
-    if found is not None and found[0] == "metadata.recorded" and count == 1:
-        return text  # a valid date, not in the future, given once: kept byte for byte
-    new_head = _stamp_lines(head, today) if plain else _stamp_nodes(head, today)
-    _check_stamp(read, new_head, today)
+    if memory_date(read.dated, today) == (labels[0], date) and all(
+        coerce_date(_value(read.data, label)) == date and _count(head, label, read) == 1
+        for label in labels
+    ):
+        return text  # already dated so, each key given once: kept byte for byte
+    new_head = head
+    for label in labels:
+        value = date_text(label, date)
+        new_head = (
+            _stamp_lines(new_head, label, value)
+            if _plain(new_head, read)
+            else _stamp_nodes(new_head, label, value)
+        )
+    _check_stamp(read, new_head, labels, date, today)
     return opening + new_head + rest
 
 
-def _check_stamp(before: FrontmatterRead, new_head: str, today: dt.date) -> None:
-    """The stamp changed ``metadata.recorded`` alone, and the reader now dates it ``today``."""
+def _plain(head: str, read: FrontmatterRead) -> bool:
+    """Whether ``head`` is edited by lines (the plain shape, or not YAML at all)."""
+    return read.how == "lines" or parse_simple_mapping(head) is not None
+
+
+def _count(head: str, label: str, read: FrontmatterRead) -> int:
+    """How many times the date key ``label`` is given in ``head``."""
+    if _plain(head, read):
+        return _count_in_lines(head, label)
+    return _count_in_nodes(head, label)
+
+
+def _check_stamp(
+    before: FrontmatterRead, new_head: str, labels: list[str], date: dt.date, today: dt.date
+) -> None:
+    """The stamp changed the keys ``labels`` alone, and the reader now dates the file ``date``."""
     after = read_frontmatter(new_head)
     if (
         (after.how != before.how and not (before.how == "lines" and after.how == "yaml"))
-        or memory_date(after.dated, today) != ("metadata.recorded", today)
+        or memory_date(after.dated, today) != (labels[0], date)
         or after.data is None
         or before.data is None
-        or not _same_apart_from_recorded(before.data, after.data, today)
+        or not _same_apart_from(before.data, after.data, labels, date)
     ):
         raise _CannotStamp(
-            "metadata.recorded cannot be set without changing other keys (an anchor or alias, "
+            f"{labels[0]} cannot be set without changing other keys (an anchor or alias, "
             "a merge key or a multi-line value next to it)"
         )
-    plain = after.how == "lines" or parse_simple_mapping(new_head) is not None
-    if (_recorded_count_in_lines if plain else _recorded_count_in_nodes)(new_head) != 1:
-        raise _CannotStamp("metadata would still hold recorded more than once")
+    for label in labels:
+        if _count(new_head, label, after) != 1:
+            raise _CannotStamp(f"its frontmatter would still hold {label} more than once")
 
 
-def _same_apart_from_recorded(
-    before: dict[Any, Any], after: dict[Any, Any], today: dt.date
+def _same_apart_from(
+    before: dict[Any, Any], after: dict[Any, Any], labels: list[str], date: dt.date
 ) -> bool:
-    meta_after = after.get("metadata")
-    if not isinstance(meta_after, dict) or coerce_date(meta_after.get("recorded")) != today:
+    if any(coerce_date(_value(after, label)) != date for label in labels):
         return False
-    strip = {k: v for k, v in after.items() if k != "metadata"}
-    if strip != {k: v for k, v in before.items() if k != "metadata"}:
-        return False
-    meta_before = before.get("metadata") or {}
-    if not isinstance(meta_before, dict):
-        return False
-    return {k: v for k, v in meta_after.items() if k != "recorded"} == {
-        k: v for k, v in meta_before.items() if k != "recorded"
-    }
+    top = {_FIELD[label][1] for label in labels if _FIELD[label][0] is None}
+    meta = {_FIELD[label][1] for label in labels if _FIELD[label][0] == "metadata"}
+
+    def rest(data: dict[Any, Any]) -> tuple[dict[Any, Any], Any]:
+        m = data.get("metadata")
+        if isinstance(m, dict) or m is None:
+            m = {k: v for k, v in (m or {}).items() if k not in meta}
+        return {k: v for k, v in data.items() if k != "metadata" and k not in top}, m
+
+    return rest(before) == rest(after)
 
 
 # -- stamping by lines: the plain shape, and frontmatter only line-by-line reading understands
@@ -730,15 +860,16 @@ def _metadata_block(lines: list[str]) -> tuple[int, int, str | None] | None:
     return i, end, child_indent
 
 
-def _recorded_spans_in_lines(
-    lines: list[str], start: int, end: int, indent: str
+def _key_spans_in_lines(
+    lines: list[str], start: int, end: int, indent: str, key: str
 ) -> list[_LineSpan]:
-    """Line spans of each ``recorded`` child (with its continuation lines) in a block."""
+    """Line spans of each ``key`` at ``indent`` (with its continuation lines) in a block."""
     spans: list[_LineSpan] = []
+    key_line = _key_line(key)
     j = start
     while j < end:
         body = lines[j].rstrip("\r\n")
-        if body.startswith(indent) and _RECORDED_KEY.match(body[len(indent) :]):
+        if body.startswith(indent) and key_line.match(body[len(indent) :]):
             k = j + 1
             last = j
             while k < end:
@@ -755,42 +886,64 @@ def _recorded_spans_in_lines(
     return spans
 
 
-def _recorded_count_in_lines(head: str) -> int:
-    lines = _split_keep_ends(head)
+def _label_spans(
+    lines: list[str], label: str
+) -> tuple[list[_LineSpan], tuple[int, int, str | None] | None]:
+    """The spans of ``label`` in ``lines`` and, for a key under metadata, its block."""
+    parent, key = _FIELD[label]
+    if parent is None:
+        return _key_spans_in_lines(lines, 0, len(lines), "", key), None
+    block = _metadata_block(lines)
+    if block is None or block[2] is None:
+        return [], block
+    i, end, indent = block
+    assert indent is not None
+    return _key_spans_in_lines(lines, i + 1, end, indent, key), block
+
+
+def _count_in_lines(head: str, label: str) -> int:
     try:
-        block = _metadata_block(lines)
+        return len(_label_spans(_split_keep_ends(head), label)[0])
     except _CannotStamp:
         return 0
-    if block is None:
-        return 0
-    i, end, indent = block
-    return 0 if indent is None else len(_recorded_spans_in_lines(lines, i + 1, end, indent))
 
 
-def _stamp_lines(head: str, today: dt.date) -> str:
+def _ended(lines: list[str], at: int, newline: str) -> None:
+    if not lines[at].endswith("\n"):
+        lines[at] += newline
+
+
+def _stamp_lines(head: str, label: str, value: str) -> str:
     newline = "\r\n" if "\r\n" in head else "\n"
     lines = _split_keep_ends(head)
-    stamp = today.isoformat()
-    block = _metadata_block(lines)
-    if block is None:
+    parent, key = _FIELD[label]
+    spans, block = _label_spans(lines, label)
+    if parent is None:
+        line = f"{key}: {value}{newline}"
+        if not spans:
+            if head.strip() in ("", "{}"):
+                return line
+            if lines:
+                _ended(lines, len(lines) - 1, newline)
+            return "".join([*lines, line])
+    elif block is None:
+        entry = f"metadata:{newline}  {key}: {value}{newline}"
         if head.strip() in ("", "{}"):
-            return f"metadata:{newline}  recorded: {stamp}{newline}"
+            return entry
         tail = "" if head.endswith("\n") else newline
-        return f"{head}{tail}metadata:{newline}  recorded: {stamp}{newline}"
-    i, end, indent = block
-    line = f"{indent or '  '}recorded: {stamp}{newline}"
-    if indent is None:
-        if not lines[i].endswith("\n"):
-            lines[i] += newline
-        lines.insert(i + 1, line)
-        return "".join(lines)
-    spans = _recorded_spans_in_lines(lines, i + 1, end, indent)
-    if not spans:
-        # Not there yet: add it as the last child, where a person would have written it.
-        if not lines[end - 1].endswith("\n"):
-            lines[end - 1] += newline
-        lines.insert(end, line)
-        return "".join(lines)
+        return f"{head}{tail}{entry}"
+    else:
+        i, end, indent = block
+        line = f"{indent or '  '}{key}: {value}{newline}"
+        if indent is None:
+            _ended(lines, i, newline)
+            lines.insert(i + 1, line)
+            return "".join(lines)
+        if not spans:
+            # Not there yet: add it as the last child, where a person would have written it.
+            _ended(lines, end - 1, newline)
+            lines.insert(end, line)
+            return "".join(lines)
     for a, b in reversed(spans[1:]):
         del lines[a:b]
     a, b = spans[0]
@@ -839,15 +992,19 @@ def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index)
 
 
-def _metadata_node(root: yaml.Node | None, head: str) -> tuple[yaml.Node, yaml.Node] | None:
-    """``(key, value)`` of the top-level ``metadata``; None when absent."""
-    if root is None:
-        return None
+def _root_mapping(root: yaml.Node) -> yaml.MappingNode:
     if not isinstance(root, yaml.MappingNode):
         raise _CannotStamp("its frontmatter is not a mapping of keys")
     if root.flow_style and root.value:
         raise _CannotStamp("its frontmatter is one flow mapping ({...}), not 'key: value' lines")
-    pairs = [(k, v) for k, v in root.value if _is_key(k, "metadata")]
+    return root
+
+
+def _metadata_node(root: yaml.Node | None, head: str) -> tuple[yaml.Node, yaml.Node] | None:
+    """``(key, value)`` of the top-level ``metadata``; None when absent."""
+    if root is None:
+        return None
+    pairs = [(k, v) for k, v in _root_mapping(root).value if _is_key(k, "metadata")]
     if len(pairs) > 1:
         lines = ", ".join(str(_line_of(head, k.start_mark.index) + 1) for k, _ in pairs)
         raise _CannotStamp(
@@ -865,67 +1022,87 @@ def _metadata_node(root: yaml.Node | None, head: str) -> tuple[yaml.Node, yaml.N
     return key, value
 
 
-def _recorded_count_in_nodes(head: str) -> int:
+def _count_in_nodes(head: str, label: str) -> int:
+    parent, key = _FIELD[label]
     try:
-        meta = _metadata_node(_compose(head), head)
+        root = _compose(head)
+        if parent is None:
+            if root is None:
+                return 0
+            return sum(1 for k, _ in _root_mapping(root).value if _is_key(k, key))
+        meta = _metadata_node(root, head)
     except _CannotStamp:
         return 0
     if meta is None or not isinstance(meta[1], yaml.MappingNode):
         return 0
-    return sum(1 for k, _ in meta[1].value if _is_key(k, "recorded"))
+    return sum(1 for k, _ in meta[1].value if _is_key(k, key))
 
 
-def _stamp_nodes(head: str, today: dt.date) -> str:
-    newline = "\r\n" if "\r\n" in head else "\n"
-    stamp = today.isoformat()
-    meta = _metadata_node(_compose(head), head)
-    if meta is None:
-        return _stamp_lines(head, today)  # appends a metadata block
-    key, value = meta
-    lines = _split_keep_ends(head)
-    if isinstance(value, yaml.ScalarNode) and value.tag == "tag:yaml.org,2002:null":
-        # `metadata:` / `metadata: ~`: drop the null and give it one child.
-        at = _line_of(head, key.start_mark.index)
-        line = lines[at]
-        line_start = sum(len(x) for x in lines[:at])
-        col_start = min(max(value.start_mark.index - line_start, 0), len(line.rstrip("\r\n")))
-        col_end = min(max(value.end_mark.index - line_start, col_start), len(line.rstrip("\r\n")))
-        lines[at] = line[:col_start] + line[col_end:]
-        if not lines[at].endswith("\n"):
-            lines[at] += newline
-        lines.insert(at + 1, f"  recorded: {stamp}{newline}")
-        return "".join(lines)
-    if not isinstance(value, yaml.MappingNode):
-        kind = "a list" if isinstance(value, yaml.SequenceNode) else "a single value"
-        raise _CannotStamp(f"its metadata is {kind}, not a block of 'key: value' lines")
-    if value.flow_style:
-        raise _CannotStamp(
-            "its metadata is in flow style ({...}), not a block of 'key: value' lines"
-        )
-    if not value.value:
-        raise _CannotStamp("its metadata is an empty mapping")
-    first_key = value.value[0][0]
-    first_line = lines[_line_of(head, first_key.start_mark.index)]
-    indent = first_line[: len(first_line) - len(first_line.lstrip(" "))] or "  "
-    new_line = f"{indent}recorded: {stamp}{newline}"
+def _pair_spans(head: str, pairs: list[tuple[yaml.Node, yaml.Node]], key: str) -> list[_LineSpan]:
     spans: list[_LineSpan] = []
-    for k, v in value.value:
-        if _is_key(k, "recorded"):
+    for k, v in pairs:
+        if _is_key(k, key):
             end = max(v.end_mark.index, k.end_mark.index + 1)
             last = head.count("\n", 0, end - 1)
             spans.append((_line_of(head, k.start_mark.index), last + 1))
-    if not spans:
-        last_value = value.value[-1][1]
-        end = max(last_value.end_mark.index, value.value[-1][0].end_mark.index + 1)
-        after = head.count("\n", 0, end - 1) + 1
-        if after > len(lines):
-            after = len(lines)
-        if not lines[after - 1].endswith("\n"):
-            lines[after - 1] += newline
-        lines.insert(after, new_line)
-        return "".join(lines)
+    return spans
+
+
+def _replace_spans(lines: list[str], spans: list[_LineSpan], line: str) -> str:
     for a, b in reversed(spans[1:]):
         del lines[a:b]
     a, b = spans[0]
-    lines[a:b] = [new_line]
+    lines[a:b] = [line]
     return "".join(lines)
+
+
+def _stamp_nodes(head: str, label: str, value: str) -> str:
+    newline = "\r\n" if "\r\n" in head else "\n"
+    parent, key = _FIELD[label]
+    root = _compose(head)
+    lines = _split_keep_ends(head)
+    if parent is None:
+        if root is None:
+            return _stamp_lines(head, label, value)
+        spans = _pair_spans(head, _root_mapping(root).value, key)
+        if not spans:
+            return _stamp_lines(head, label, value)  # appended as the last top-level key
+        return _replace_spans(lines, spans, f"{key}: {value}{newline}")
+    meta = _metadata_node(root, head)
+    if meta is None:
+        return _stamp_lines(head, label, value)  # appends a metadata block
+    meta_key, meta_value = meta
+    if isinstance(meta_value, yaml.ScalarNode) and meta_value.tag == "tag:yaml.org,2002:null":
+        # `metadata:` / `metadata: ~`: drop the null and give it one child.
+        at = _line_of(head, meta_key.start_mark.index)
+        line = lines[at]
+        line_start = sum(len(x) for x in lines[:at])
+        width = len(line.rstrip("\r\n"))
+        col_start = min(max(meta_value.start_mark.index - line_start, 0), width)
+        col_end = min(max(meta_value.end_mark.index - line_start, col_start), width)
+        lines[at] = line[:col_start] + line[col_end:]
+        _ended(lines, at, newline)
+        lines.insert(at + 1, f"  {key}: {value}{newline}")
+        return "".join(lines)
+    if not isinstance(meta_value, yaml.MappingNode):
+        kind = "a list" if isinstance(meta_value, yaml.SequenceNode) else "a single value"
+        raise _CannotStamp(f"its metadata is {kind}, not a block of 'key: value' lines")
+    if meta_value.flow_style:
+        raise _CannotStamp(
+            "its metadata is in flow style ({...}), not a block of 'key: value' lines"
+        )
+    if not meta_value.value:
+        raise _CannotStamp("its metadata is an empty mapping")
+    first_key = meta_value.value[0][0]
+    first_line = lines[_line_of(head, first_key.start_mark.index)]
+    indent = first_line[: len(first_line) - len(first_line.lstrip(" "))] or "  "
+    new_line = f"{indent}{key}: {value}{newline}"
+    spans = _pair_spans(head, meta_value.value, key)
+    if not spans:
+        last_key, last_value = meta_value.value[-1]
+        end = max(last_value.end_mark.index, last_key.end_mark.index + 1)
+        after = min(head.count("\n", 0, end - 1) + 1, len(lines))
+        _ended(lines, after - 1, newline)
+        lines.insert(after, new_line)
+        return "".join(lines)
+    return _replace_spans(lines, spans, new_line)

@@ -290,7 +290,7 @@ def generate_workspace(fs: MemFS, n_files: int = SEED_FILES, seed: int = 0) -> G
             size=sizes[i],
             all_names=names,
         )
-        fs.pipe_file(path, data)
+        fs.migrating().pipe_file(path, data)  # a store with a past: its dates are kept
 
     # The index: hot lines, then packed lines folding the cold memories; the rest are orphans.
     order = list(range(n_files))

@@ -315,7 +315,7 @@ class History:
         data = self.content(target)
         rel = target.record.path
         current = self._current(rel)
-        fs = self.fs.verbatim()  # the bytes of the version, exactly
+        fs = self.fs.migrating()  # the version's bytes and date (a future one: today)
         if current is None:
             fs.save(rel, data, create=True, restored_from=target.id)
         elif current == data:

@@ -141,6 +141,12 @@ class MemoryIndex:
         return len({p for line in self.packed for p in (line.memory_paths or line.paths)})
 
 
+def markdown_file_links(text: str, index_path: str = INDEX_NAME) -> list[str]:
+    """Workspace paths of the ``.md`` files the index's markdown links point to (in order)."""
+    paths = (resolve_link(m.group(2), index_path) for m in _MD_LINK.finditer(text))
+    return [p for p in paths if p and p.endswith(".md")]
+
+
 def resolve_link(target: str, index_path: str = INDEX_NAME) -> str | None:
     """Workspace path of a link in the index, or None for external links and anchors."""
     return _resolve(target, posixpath.dirname(index_path.strip("/")))

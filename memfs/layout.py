@@ -17,7 +17,7 @@ which layout it is in, and says why.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -87,6 +87,20 @@ class Layout:
             return memory_path[len(base) + 1 :]
         return posixpath.relpath(memory_path, base)
 
+    def date_key(self, present: Sequence[str]) -> str:
+        """The frontmatter key a change's date is written to, given the date keys a file has
+        (labels such as ``metadata.modified``, in the reader's order of precedence).
+
+        The platform's is ``metadata.recorded``. Claude Code's is the key that store already
+        uses for the file — its first date key other than ``metadata.recorded`` (usually
+        ``metadata.modified``; ``created`` where that is all it has) — and ``metadata.modified``
+        for a file with none, so Claude Code keeps reading the date memfs wrote.
+        """
+        if self.kind == "platform":
+            return "metadata.recorded"
+        own = [label for label in present if label != "metadata.recorded"]
+        return own[0] if own else "metadata.modified"
+
     def describe(self) -> str:
         """One line for people: which layout and where its files are."""
         area = f"{self.memory_dir}/" if self.memory_dir else "the workspace root"
@@ -127,15 +141,34 @@ def _claude_code_index(files: set[str]) -> str | None:
     return nested[0] if nested else None
 
 
-def detect_layout(paths: Iterable[str]) -> Detection:
+IndexLinks = Callable[[], Sequence[str]]
+"""The workspace paths of the markdown files the root ``MEMORY.md`` links
+(:func:`memfs.index.markdown_file_links`), asked for only when the file list cannot decide."""
+
+
+def _links_into_subfolders(files: set[str], index_links: IndexLinks | None) -> list[str]:
+    """The root index's links when every one of them points into a sub-folder of the root
+    other than ``memory/`` (a Claude Code store kept in ``episodic/``, ``semantic/``, …)."""
+    if index_links is None:
+        return []
+    links = list(index_links())
+    inside = [
+        p for p in links if "/" in p and not p.startswith(("../", "/", f"{PLATFORM.memory_dir}/"))
+    ]
+    return links if links and len(inside) == len(links) else []
+
+
+def detect_layout(paths: Iterable[str], index_links: IndexLinks | None = None) -> Detection:
     """The layout of a workspace holding ``paths`` (workspace file paths), and why.
 
-    Decided from the file list alone, in this order:
+    Decided from the file list (and, in one case, the root index's links), in this order:
 
     1. ``MEMORY.md`` at the root with markdown files under ``memory/``: **platform**.
     2. ``MEMORY.md`` at the root with other markdown files beside it and none under
        ``memory/``: **claude-code** with the root as the memory directory (a
-       ``~/.claude/projects/<p>/memory/`` directory opened as it is).
+       ``~/.claude/projects/<p>/memory/`` directory opened as it is). So too when every link
+       of that ``MEMORY.md`` (``index_links``) points into a sub-folder of the root other than
+       ``memory/``: a Claude Code store that keeps its memories in folders.
     3. No ``MEMORY.md`` at the root but one below it: **claude-code** in that directory —
        ``.claude/memory/`` when it has one (a repository), else the shallowest (so a store
        moved to ``memory/MEMORY.md`` is read as Claude Code's, not as an index-less platform).
@@ -160,6 +193,15 @@ def detect_layout(paths: Iterable[str]) -> Detection:
                 Layout.claude_code(""),
                 f"{INDEX_NAME} beside {_count(len(beside), 'markdown file')} at the root and "
                 f"no {PLATFORM.memory_dir}/ folder",
+            )
+        links = _links_into_subfolders(files, index_links)
+        if links:
+            folders = sorted({p.split("/", 1)[0] + "/" for p in links})
+            shown = ", ".join(folders[:4]) + (" …" if len(folders) > 4 else "")
+            return Detection(
+                Layout.claude_code(""),
+                f"{INDEX_NAME} at the root links {_count(len(links), 'markdown file')}, all in "
+                f"its sub-folders ({shown}), none under {PLATFORM.memory_dir}/",
             )
         return Detection(PLATFORM, f"{INDEX_NAME} at the root and no memory files yet")
     index = _claude_code_index(files)
@@ -187,22 +229,25 @@ def detect_layout(paths: Iterable[str]) -> Detection:
     return Detection(PLATFORM, "no index and no memory files: the default")
 
 
-def resolve_layout(choice: str, paths: Iterable[str]) -> Detection:
+def resolve_layout(
+    choice: str, paths: Iterable[str], index_links: IndexLinks | None = None
+) -> Detection:
     """The layout ``--layout CHOICE`` means for a workspace holding ``paths``.
 
     ``auto`` detects; ``platform`` is the platform layout; ``claude-code`` is Claude Code's,
     in the directory :func:`detect_layout` would find for it (the root when there is none).
+    ``index_links`` as :func:`detect_layout` takes it.
     """
     if choice == "platform":
         return Detection(PLATFORM, "chosen with --layout platform")
     files = [p for p in paths if p]
     if choice == "claude-code":
-        found = detect_layout(files)
+        found = detect_layout(files, index_links)
         if found.layout.kind == "claude-code":
             return Detection(found.layout, f"chosen with --layout claude-code; {found.reason}")
         index = None if INDEX_NAME in files else _claude_code_index(set(files))
         where = posixpath.dirname(index) if index is not None else ""
         return Detection(Layout.claude_code(where), "chosen with --layout claude-code")
     if choice == "auto":
-        return detect_layout(files)
+        return detect_layout(files, index_links)
     raise ValueError(f"Unknown layout {choice!r}; use one of {', '.join(LAYOUT_CHOICES)}.")

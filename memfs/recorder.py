@@ -15,6 +15,7 @@ another tool) is copied first: the first change or delete of it records it as an
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from memfs import errors
 from memfs.conflicts import content_sha256
@@ -124,23 +125,24 @@ class Recorder:
     def write_blind(
         self,
         rel: str,
-        data: bytes,
+        prepare: Callable[[bytes | None], bytes],
         *,
         restored_from: str | None = None,
         moved_from: str | None = None,
-    ) -> None:
-        """Write ``data`` to ``rel`` whatever it holds: the version needs the content it
-        replaces, so the write is made conditional on what was read, and another writer in
-        between is re-read (:class:`~memfs.errors.UpdateConflictError` after
-        :data:`WRITE_ATTEMPTS` rounds)."""
+    ) -> bytes:
+        """Write ``prepare(current)`` to ``rel`` whatever it holds, and return it: the version
+        needs the content it replaces (and the write's date is decided against it), so the
+        write is made conditional on what was read, and another writer in between is re-read
+        (:class:`~memfs.errors.UpdateConflictError` after :data:`WRITE_ATTEMPTS` rounds)."""
         last: errors.WriteConflictError | None = None
         for _ in range(WRITE_ATTEMPTS):
             try:
                 current: bytes | None = self.store.read(rel)
             except FileNotFoundError:
                 current = None
+            data = prepare(current)
             if current == data:
-                return  # already stored: nothing changes, nothing to record
+                return data  # already stored: nothing changes, nothing to record
             parent = None if current is None else content_sha256(current)
             try:
                 self.write(
@@ -151,7 +153,7 @@ class Recorder:
                     restored_from=restored_from,
                     moved_from=moved_from,
                 )
-                return
+                return data
             except errors.WriteConflictError as e:
                 last = e
         assert last is not None

@@ -25,7 +25,7 @@ from typing import Any
 
 from memfs.filesystem import MemFS
 from memfs.frontmatter_block import DATE_FIELDS
-from memfs.index import parse_index
+from memfs.index import markdown_file_links, parse_index
 from memfs.layout import INDEX_NAME
 from memfs.records import (
     MEMORY_TYPES,
@@ -97,6 +97,9 @@ class IndexStats:
     orphan_pct: float = 0.0
     broken_links: int = 0
     """links to files that do not exist"""
+    markdown_links: int = 0
+    """markdown links to ``.md`` files, wherever they point (0 memory files and some of these:
+    the workspace was likely opened in the wrong layout)"""
     hot_chars_per_entry: float = 0.0
     cold_chars_per_memory: float = 0.0
     orphan_paths: list[str] = field(default_factory=list)
@@ -319,6 +322,7 @@ def _index_stats(
         if folded
         else 0.0,
         claude_code=_claude_code_cut(text, per_line, memory),
+        markdown_links=len(markdown_file_links(text, layout.index_path)),
     )
     return index, linked
 

@@ -491,13 +491,26 @@ STALE = (
 def test_stale_memory_view_carries_the_reminder_unnumbered(tmp_path: Path) -> None:
     pair = make_pair(tmp_path)
     pair.both(C("/memories/role.md", STALE))
+
+    def as_old() -> None:
+        # Ours dates every change today; the reference keeps the date written. Give ours the
+        # reference's bytes through the migration call, so both hold a memory 64 days old.
+        old = (pair.ref_root / "role.md").read_bytes()
+        pair.fs.migrating().pipe_file("memory/role.md", old)
+
+    as_old()
     ref, ours = pair.both(V("/memories/role.md"))
     head, _, numbered = ref[1].partition("\n")
     assert ours == ("ok", f"{head}\n{reminder_text(64)}\n{numbered}")
     assert "     7\tThe user is a process engineer." in ours[1]
     # The line numbers the model saw are the ones insert and str_replace use.
-    for step in (INS("/memories/role.md", 6, "Skip SPC basics."), V("/memories/role.md", [7, 8])):
-        ref, ours = pair.both(step)
+    assert pair.both(INS("/memories/role.md", 6, "Skip SPC basics."))[1][0] == "ok"
+    inserted = (pair.ref_root / "role.md").read_bytes()
+    assert pair.fs.raw.cat_file("memory/role.md") == inserted.replace(
+        b"recorded: 2026-09-28", b"recorded: 2026-12-01"
+    )  # the insert changed the body: dated today
+    as_old()
+    ref, ours = pair.both(V("/memories/role.md", [7, 8]))
     assert ours == ("ok", ref[1].replace("\n", f"\n{reminder_text(64)}\n", 1))
     assert "     7\tSkip SPC basics." in ours[1]
     assert pair.our_files() == pair.ref_files()

@@ -148,7 +148,7 @@ class World:
         self.check_each = backend != "s3"  # on S3 once per path: each check is ~10 requests
         self.fs = MemFS(self.store, clock=lambda: TODAY)
         for path, data in SEEDED.items():
-            self.fs.raw.pipe_file(path, data)
+            self.fs.migrating().pipe_file(path, data)  # a store with its own dates
         self.downloads = tmp_path / "downloads"
         self.downloads.mkdir()
         self.upload = tmp_path / "upload.txt"

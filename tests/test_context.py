@@ -91,7 +91,7 @@ def test_a_read_only_mount_gives_the_same_block(memfs):
 def test_memory_files_declared_as_context_files_come_through_the_filesystem(memfs):
     # The staleness reminder is the filesystem's rule: the block gets it for free, as text
     # that cannot open a second frame.
-    memfs.pipe_file(
+    memfs.migrating().pipe_file(
         "memory/role.md", b"---\nname: role\nmetadata:\n  recorded: 2026-09-28\n---\nfact\n"
     )
     block = build_context_block(memfs, AgentManifest(context_files=["memory/role.md"]))

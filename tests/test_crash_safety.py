@@ -50,7 +50,7 @@ def _mount(kind: str, root: Path) -> MemFS:
 def _version(name: str, version: int, size: int) -> bytes:
     head = (
         f"---\nname: {name}\ndescription: crash-test memory\nmetadata:\n  type: project\n"
-        f"  recorded: 2026-11-20\n---\nversion {version}\n"
+        f"  recorded: {TODAY}\n---\nversion {version}\n"  # the date the write gets
     )
     line = f"{name} {version} lorem ipsum dolor sit amet\n"
     text = head + line * max(1, size // len(line))

@@ -21,6 +21,7 @@ from memfs import (
     MemFSOptions,
     UnsafePathError,
 )
+from memfs.filesystem import utc_today
 from memfs.staleness import reminder_text
 
 from tests.conftest import TODAY
@@ -53,8 +54,11 @@ def test_registered_with_fsspec(tmp_path) -> None:
     fs = fsspec.filesystem("memfs", path=str(tmp_path / "ws"))
     assert isinstance(fs, MemFS) and isinstance(fs.store, LocalFileStore)
     with fsspec.open("memfs://memory/a.md", "wb", path=str(tmp_path / "ws")) as f:
-        f.write(memory())
-    with fsspec.open("memfs://memory/a.md", "rb", path=str(tmp_path / "ws")) as f:
+        f.write(memory())  # a change: dated by the filesystem's clock, not 2026-09-28
+    with fsspec.open("memfs://memory/a.md", "rb", path=str(tmp_path / "ws"), decorate=False) as f:
+        assert f.read() == memory(utc_today().isoformat())
+    fs.migrating().pipe_file("memory/old.md", memory())  # a migration keeps the date
+    with fsspec.open("memfs://memory/old.md", "rb", path=str(tmp_path / "ws")) as f:
         assert f.read().startswith(b"<system-reminder>This memory is ")
 
 
@@ -216,7 +220,8 @@ def test_writing_back_a_decorated_read_never_stores_the_reminder(memfs: MemFS) -
     memfs.pipe_file("memory/a.md", decorated.replace(b"process engineer", b"SPC engineer"))
     stored = memfs.raw.cat_file("memory/a.md")
     assert b"system-reminder" not in stored
-    assert stored == memory("2026-09-28").replace(b"process engineer", b"SPC engineer")
+    # The body changed, so the change is dated today, not 2026-09-28.
+    assert stored == memory("2026-12-01").replace(b"process engineer", b"SPC engineer")
 
 
 # -- the trusted write date ------------------------------------------------------------------------
@@ -233,8 +238,13 @@ def test_future_or_invalid_date_is_replaced(memfs: MemFS, bad: str) -> None:
     assert memfs.raw.cat_file("memory/a.md") == memory("2026-12-01")
 
 
-def test_valid_past_date_is_kept_byte_for_byte(memfs: MemFS) -> None:
+def test_a_past_date_the_caller_wrote_is_replaced_by_the_write_date(memfs: MemFS) -> None:
     memfs.pipe_file("memory/a.md", memory("2026-09-28"))
+    assert memfs.raw.cat_file("memory/a.md") == memory("2026-12-01")
+
+
+def test_a_migration_keeps_a_valid_past_date_byte_for_byte(memfs: MemFS) -> None:
+    memfs.migrating().pipe_file("memory/a.md", memory("2026-09-28"))
     assert memfs.raw.cat_file("memory/a.md") == memory("2026-09-28")
 
 

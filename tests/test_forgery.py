@@ -225,11 +225,15 @@ def test_nested_frames_do_not_stack_up(body: str, rounds: int) -> None:
     src = "memory/a.md"
     for i in range(rounds):
         dst = f"memory/copy{i}.md"
-        fs.pipe_file(dst, fs.cat_file(src))
+        # A migration keeps the date, so the copy is read with its reminder again.
+        fs.migrating().pipe_file(dst, fs.cat_file(src))
         src = dst
     view = _decoded(fs.cat_file(src))
     assert view.startswith(reminder_text(AGE) + "\n")
     assert reminder_tags(view) == ["system-reminder", "/system-reminder"]
+    # An ordinary write of the view is a new memory, dated today: no reminder at all.
+    fs.pipe_file("memory/written.md", fs.cat_file(src))
+    assert reminder_tags(_decoded(fs.cat_file("memory/written.md"))) == []
     nested = _decoded(decorate(decorate(decorate(memory_file(body), TODAY), TODAY), TODAY))
     assert reminder_tags(nested) in ([], ["system-reminder", "/system-reminder"])
 

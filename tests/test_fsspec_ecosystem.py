@@ -30,9 +30,9 @@ def decorated(days: int, raw: bytes = ROLE) -> bytes:
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     fs = MemFS(LocalFileStore(tmp_path / "ws"), clock=lambda: TODAY)
-    fs.pipe_file("memory/user-role.md", ROLE)
+    fs.migrating().pipe_file("memory/user-role.md", ROLE)  # an old memory, its date kept
     fs.pipe_file("notes.txt", NOTE)
-    assert fs.raw.cat_file("memory/user-role.md") == ROLE  # kept: a valid recorded date
+    assert fs.raw.cat_file("memory/user-role.md") == ROLE
     return tmp_path / "ws"
 
 

@@ -49,7 +49,7 @@ T0 = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
 
 
 def memory(name: str, body: str) -> bytes:
-    head = f"---\nname: {name}\nmetadata:\n  type: user\n  recorded: 2026-11-30\n---\n"
+    head = f"---\nname: {name}\nmetadata:\n  type: user\n  recorded: {TODAY}\n---\n"
     return f"{head}{body}\n".encode()
 
 
@@ -629,7 +629,9 @@ def test_retention_on_write_prunes_that_file() -> None:
 
 def test_gc_records_memory_written_before_history(tmp_path: Path) -> None:
     store = LocalFileStore(tmp_path / "ws")
-    MemFS(store, history=False).pipe_file("memory/old.md", memory("old", "Pre-history."))
+    MemFS(store, history=False).migrating().pipe_file(
+        "memory/old.md", memory("old", "Pre-history.")
+    )
     fs = mount(store)
     log = History(fs).log("memory/old.md")
     assert log.unrecorded and "in no version" in log.explanation

@@ -111,7 +111,9 @@ def test_what_the_agent_changes_or_deletes_can_be_restored_whatever_wrote_it(sto
 def test_content_another_writer_put_between_two_of_ours_is_kept_too(store: Any) -> None:
     fs = mount(store)
     fs.pipe_file("memory/role.md", memory("role", "one"))
-    MemFS(store, history=False).pipe_file("memory/role.md", memory("role", "theirs"))
+    MemFS(store, clock=lambda: TODAY, history=False).pipe_file(
+        "memory/role.md", memory("role", "theirs")
+    )
     fs.pipe_file("memory/role.md", memory("role", "three"))  # this fs remembers "one" only
     log = History(fs).log("memory/role.md")
     assert [v.record.operation for v in log.versions] == ["created", "unrecorded", "modified"]

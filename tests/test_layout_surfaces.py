@@ -27,7 +27,7 @@ LAYOUTS = {
 def fs(request: pytest.FixtureRequest) -> MemFS:
     layout = LAYOUTS[request.param]
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY, layout=layout)
-    fs.pipe_file(layout.memory_path("role"), OLD.encode())
+    fs.migrating().pipe_file(layout.memory_path("role"), OLD.encode())  # an old memory
     link = layout.link_for(layout.memory_path("role"))
     fs.pipe_file(layout.index_path, f"- [Role]({link}) — who the user is\n".encode())
     return fs

@@ -117,7 +117,7 @@ class ScriptedModel:
 def fs() -> MemFS:
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
     fs.pipe_file("MEMORY.md", INDEX.encode())
-    fs.pipe_file("memory/yield-source.md", MEMORY.encode())
+    fs.migrating().pipe_file("memory/yield-source.md", MEMORY.encode())  # 90 days old
     return fs
 
 

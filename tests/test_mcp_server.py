@@ -22,6 +22,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from memfs import INDEX_FILE, InMemoryFileStore, LocalFileStore, MemFS
+from memfs.filesystem import utc_today
 from memfs.manifest import AgentManifest
 from memfs.prompt import memory_prompt
 from memfs.staleness import reminder_text
@@ -36,6 +37,7 @@ ROLE = (
     "---\nname: user-role\ndescription: The user is a process engineer\nmetadata:\n"
     "  type: user\n  recorded: 2026-09-28\n---\nThe user is a process engineer.\n"
 )
+TODAYS_ROLE = ROLE.replace("2026-09-28", TODAY.isoformat())
 INDEX = "- [User is a process engineer](memory/user-role.md) — skip SPC basics\n"
 REMINDER = re.compile(
     r"\A<system-reminder>This memory is (\d+) days old\. Memories are point-in-time "
@@ -105,6 +107,10 @@ def test_write_a_memory_and_read_it_back_with_the_reminder(fs: MemFS, mode: str)
 
         read = await client.call_tool("read_file", {"path": "memory/user-role.md"})
         assert not read.is_error
+        assert text_of(read) == TODAYS_ROLE  # a write is dated by the workspace: no reminder
+        # The same memory as a store that kept it since 2026-09-28 holds it (a migration):
+        fs.migrating().pipe_file("memory/user-role.md", ROLE.encode())
+        read = await client.call_tool("read_file", {"path": "memory/user-role.md"})
         assert text_of(read) == f"{reminder_text(64)}\n{ROLE}"
 
         via_resource = await client.read_resource("memfs:///memory/user-role.md")
@@ -123,12 +129,14 @@ def test_write_a_memory_and_read_it_back_with_the_reminder(fs: MemFS, mode: str)
         assert not edited.is_error, text_of(edited)
 
     connect(fs, body, mode)
-    assert fs.raw.cat_file("memory/user-role.md").decode() == ROLE.replace("engineer.\n", "lead.\n")
+    # The edit changed the body: dated today, not 2026-09-28.
+    edited = TODAYS_ROLE.replace("engineer.\n", "lead.\n")
+    assert fs.raw.cat_file("memory/user-role.md").decode() == edited
     assert fs.raw.cat_file(INDEX_FILE).decode() == INDEX
 
 
 def test_a_read_only_server_lists_only_the_tools_that_work(fs: MemFS) -> None:
-    fs.pipe_file("memory/user-role.md", ROLE.encode())
+    fs.migrating().pipe_file("memory/user-role.md", ROLE.encode())
     fs.pipe_file(INDEX_FILE, INDEX.encode())
     before = {p: fs.raw.cat_file(p) for p in fs.raw.find("")}
     read_write_annotations: dict[str, Any] = {}
@@ -225,8 +233,11 @@ def _stdio(workspace: Path, *flags: str) -> StdioServerParameters:
 
 
 def test_memfs_mcp_over_stdio(tmp_path: Path) -> None:
-    """The real command: list tools, write a memory, read it back with the reminder."""
+    """The real command: list tools, write a memory (dated by the server's clock, not the
+    caller), read an old one back with the reminder."""
     ws = tmp_path / "ws"
+    old = ROLE.replace("2026-09-28", "2020-01-01")
+    MemFS(LocalFileStore(ws)).migrating().pipe_file("memory/old-role.md", old.encode())
 
     async def go() -> None:
         async with Client(_stdio(ws, "--create"), read_timeout_seconds=60) as client:
@@ -234,18 +245,20 @@ def test_memfs_mcp_over_stdio(tmp_path: Path) -> None:
             assert names == SERVED
             assert client.server_info is not None
             assert client.server_info.version == version("memfs-workspace")
-            old = ROLE.replace("2026-09-28", "2020-01-01")
             wrote = await client.call_tool(
                 "write_file", {"path": "memory/user-role.md", "content": old}
             )
             assert not wrote.is_error, text_of(wrote)
-            read = await client.call_tool("read_file", {"path": "memory/user-role.md"})
+            read = await client.call_tool("read_file", {"path": "memory/old-role.md"})
             match = REMINDER.match(text_of(read))
             assert match and int(match.group(1)) > 365
             assert text_of(read).endswith(old)
 
+    before = utc_today()
     anyio.run(go)
-    assert (ws / "memory" / "user-role.md").read_text() == ROLE.replace("2026-09-28", "2020-01-01")
+    days = {before.isoformat(), utc_today().isoformat()}  # the server's clock, midnight or not
+    stored = (ws / "memory" / "user-role.md").read_text()
+    assert stored in {ROLE.replace("2026-09-28", day) for day in days}
 
 
 def test_memfs_mcp_read_only_over_stdio(tmp_path: Path) -> None:
@@ -397,7 +410,7 @@ def test_a_new_workspace_s_index_reads_empty_as_a_tool_and_as_a_resource(tmp_pat
 
 
 def test_memory_file_names_outside_ascii_are_percent_encoded_uris(fs: MemFS) -> None:
-    fs.pipe_file("memory/使用者 角色.md", ROLE.encode())
+    fs.migrating().pipe_file("memory/使用者 角色.md", ROLE.encode())
 
     async def body(client: Client) -> None:
         uris = [r.uri for r in (await client.list_resources()).resources]

@@ -149,7 +149,7 @@ OLD_MEMORY = (
 
 
 def test_decorated_read_and_raw_bytes_on_s3(fs: MemFS) -> None:
-    fs.pipe_file("memory/user-role.md", OLD_MEMORY)
+    fs.migrating().pipe_file("memory/user-role.md", OLD_MEMORY)
     assert fs.raw.cat_file("memory/user-role.md") == OLD_MEMORY
     view = fs.cat_file("memory/user-role.md").decode()
     assert view.startswith("<system-reminder>This memory is 30 days old.")
@@ -373,7 +373,7 @@ def test_two_pods_share_one_item(s3_server: S3Server, prefix: str) -> None:
     pod.start()
     try:
         fs = mount(s3_server.endpoint, prefix)
-        fs.pipe_file("memory/user-role.md", OLD_MEMORY)
+        fs.migrating().pipe_file("memory/user-role.md", OLD_MEMORY)
         fs.pipe_file("MEMORY.md", b"- [Role](memory/user-role.md) - who the user is\n")
         assert fs.ls("memory", detail=False) == ["memory/user-role.md"]  # lists before B writes
         inbox.put("written")
@@ -557,7 +557,7 @@ def test_a_conditional_delete_on_s3_is_one_delete_with_if_match(
 
 def test_a_move_on_s3_keeps_an_edit_from_another_pod(s3_server: S3Server, prefix: str) -> None:
     pod_a, pod_b = mount(s3_server.endpoint, prefix), mount(s3_server.endpoint, prefix)
-    pod_a.pipe_file("memory/a.md", OLD_MEMORY)
+    pod_a.migrating().pipe_file("memory/a.md", OLD_MEMORY)
     save = pod_a.save
 
     def save_then_other_pod_edits(path: str, data: bytes, **kwargs: Any) -> bytes:

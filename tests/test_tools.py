@@ -40,7 +40,7 @@ STALE_DAYS = (TODAY - __import__("datetime").date(2026, 9, 2)).days
 @pytest.fixture
 def fs(clock) -> MemFS:
     fs = MemFS(InMemoryFileStore(), clock=clock)
-    fs.pipe_file("memory/yield-source.md", STALE.encode())
+    fs.migrating().pipe_file("memory/yield-source.md", STALE.encode())  # 90 days old, kept
     fs.pipe_file("MEMORY.md", b"- [Yield source](memory/yield-source.md) \xe2\x80\x94 MES\n")
     fs.pipe_file("notes/todo.txt", b"one\ntwo\none\n")
     return fs
@@ -149,13 +149,14 @@ def test_edit_file_works_on_raw_bytes_of_a_stale_memory(ex, fs):
     assert out == (
         "Edited memory/yield-source.md (line 8).\n"
         "Stored memory/yield-source.md: project memory 'yield-source', description "
-        "'Authoritative yield data is MES daily_yield', recorded 2026-09-02."
+        "'Authoritative yield data is MES daily_yield', recorded 2026-12-01."
     )
     stored = fs.raw.cat_file("memory/yield-source.md").decode()
     assert "<system-reminder>" not in stored
+    # The body changed today, so the memory is dated today: the edit is a new fact.
     assert stored == STALE.replace("not the QA", "never the QA").replace(
         "report.", "report (rounded to 0.1)."
-    )
+    ).replace("recorded: 2026-09-02", "recorded: 2026-12-01")
 
 
 def test_edit_with_the_reminder_in_old_string_is_not_found_and_says_why(ex, fs):
@@ -379,11 +380,13 @@ def test_index_note_absent_without_a_budget_or_within_it(fs):
 def test_round_trip_on_every_backend(memfs):
     ex = FileToolExecutor(memfs)
     assert ex.execute("write_file", {"path": "memory/a.md", "content": STALE}).startswith("Created")
-    assert ex.execute("read_file", {"path": "memory/a.md"}).startswith("<system-reminder>")
+    assert ex.execute("read_file", {"path": "memory/a.md"}).startswith("---\n")  # dated today
+    memfs.migrating().pipe_file("memory/old.md", STALE.encode())  # a memory 90 days old
+    assert ex.execute("read_file", {"path": "memory/old.md"}).startswith("<system-reminder>")
     assert ex.execute(
         "edit_file", {"path": "memory/a.md", "old_string": "MES `", "new_string": "MES table `"}
     ).startswith("Edited")
-    assert ex.execute("list_files", {"path": "memory"}) == "memory/a.md"
+    assert ex.execute("list_files", {"path": "memory"}) == "memory/a.md\nmemory/old.md"
     assert ex.execute("delete_file", {"path": "memory/a.md"}) == "Deleted memory/a.md."
 
 
@@ -544,7 +547,8 @@ def test_receipt_of_a_memory_write_names_what_was_stored_and_the_stamped_date(hu
     )
     dated = NEW_FACT.replace("  type: project\n", "  type: project\n  recorded: 2026-11-02\n")
     out = ex.execute("write_file", {"path": "memory/yield-source.md", "content": dated})
-    assert out.endswith("recorded 2026-11-02 (kept from the file).")
+    # A date the model wrote is never kept: the change is dated by the workspace.
+    assert out.endswith(f"recorded {clock().isoformat()} (stamped by the workspace).")
 
 
 def test_receipt_says_what_is_wrong_with_a_memory_file(hub):
@@ -646,8 +650,9 @@ def test_store_calls_per_tool_call(counted):
     # refused, the record taken back; read
     assert n == 6 and "has not read it" in out
     n, out = calls(store, ex, "write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
-    # read above: one conditional write, recorded (its blob, already stored, checked again)
-    assert n == 4 and out.startswith("Overwrote")
+    # read above: one conditional write, recorded (its blob, already stored, checked again),
+    # and one read of what it replaces, which dates it (the tool kept only the read's hash)
+    assert n == 5 and out.startswith("Overwrote")
     n, out = calls(
         store, ex, "edit_file", {"path": "memory/m2.md", "old_string": "A.\n", "new_string": "B.\n"}
     )

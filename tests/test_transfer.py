@@ -51,8 +51,26 @@ def _round_trip(files: dict[str, bytes], layout: Layout) -> dict[str, bytes]:
 # -- the fixtures, through the command line --------------------------------------------------------
 
 
-def test_import_of_each_claude_code_layout_gives_the_platform_fixture(tmp_path, capsys):
-    expected = _tree(FIXTURES / "platform")
+FUTURE_LINE = b"  modified: 2027-03-01T00:00:00Z\n"
+CLAMPED_LINE = f"  modified: {TODAY}T00:00:00.000Z\n".encode()
+
+
+def _clamped(tree: dict[str, bytes]) -> dict[str, bytes]:
+    """``tree`` as a migration on ``TODAY`` writes it: the one date after today becomes today."""
+    out = {path: data.replace(FUTURE_LINE, CLAMPED_LINE) for path, data in tree.items()}
+    assert sum(out[p] != tree[p] for p in tree) == 1  # reference_ci.md, and nothing else
+    return out
+
+
+@pytest.fixture
+def on_today(monkeypatch):  # type: ignore[no-untyped-def]
+    """The command line's clock on ``TODAY``, so the fixture's 2027 date is in the future."""
+    monkeypatch.setattr("memfs.filesystem.utc_today", lambda: TODAY)
+
+
+def test_import_of_each_claude_code_layout_gives_the_platform_fixture(tmp_path, capsys, on_today):
+    # Byte for byte, but for the one date in the future: clamped to the import day.
+    expected = _clamped(_tree(FIXTURES / "platform"))
     for name in ("flat", "nested"):
         ws = tmp_path / name
         assert main(["import", str(FIXTURES / name), str(ws)]) == 0
@@ -63,13 +81,13 @@ def test_import_of_each_claude_code_layout_gives_the_platform_fixture(tmp_path, 
     assert "user_role.md -> memory/user_role.md  (472 bytes)" in out
     assert "kept as written: line 20: ../../CLAUDE.md (leaves the memory directory)" in out
     assert "left out: 3 files outside the memory area (CLAUDE.md, README.md, src/booking" in out
-    assert "Imported 12 files (4,205 bytes)." in out
+    assert "Imported 12 files (4,209 bytes)." in out  # 4 more: the clamped date
 
 
-def test_export_gives_back_the_claude_code_directory_byte_for_byte(tmp_path, capsys):
+def test_export_gives_back_the_claude_code_directory_byte_for_byte(tmp_path, capsys, on_today):
     dst = tmp_path / "memory"
     assert main(["export", str(FIXTURES / "platform"), str(dst)]) == 0
-    assert _tree(dst) == _tree(FIXTURES / "flat")
+    assert _tree(dst) == _clamped(_tree(FIXTURES / "flat"))
     out = capsys.readouterr().out
     assert "memory/user_role.md -> user_role.md" in out and "Exported 12 files" in out
     # and the nested repository's memory directory is the same bytes again
@@ -111,12 +129,12 @@ def test_refuses_to_overwrite_and_writes_nothing(tmp_path, capsys):
     assert _tree(dst) == {"MEMORY.md": b"# mine\n"}
 
 
-def test_dry_run_prints_the_plan_and_creates_nothing(tmp_path, capsys):
+def test_dry_run_prints_the_plan_and_creates_nothing(tmp_path, capsys, on_today):
     ws = tmp_path / "new"
     assert main(["import", str(FIXTURES / "nested"), str(ws), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert ".claude/memory/MEMORY.md -> MEMORY.md" in out
-    assert "dry run: would have imported 12 files (4,205 bytes); nothing was written" in out
+    assert "dry run: would have imported 12 files (4,209 bytes); nothing was written" in out
     assert not ws.exists()
     assert main(["export", str(FIXTURES / "platform"), str(tmp_path / "cc"), "--dry-run"]) == 0
     assert "would have exported 12 files" in capsys.readouterr().out

@@ -1,10 +1,11 @@
 """The write stamp cannot be dodged, and the reader never trusts a future date.
 
-Every memory write either stores a file whose date — as the staleness reminder reads it — is
-the write date or a valid earlier date the file already had, or is refused with an error that
-says how to write the frontmatter. Nothing a writer puts in the frontmatter keeps a date from
-the future: flow style, ``recorded`` given twice, YAML anchors and aliases, merge keys, a
-multi-line value, quoted or complex keys, one byte that is not UTF-8.
+Every new memory written either stores a file whose date — as the staleness reminder reads it —
+is the write date, or is refused with an error that says how to write the frontmatter. Nothing a
+writer puts in the frontmatter keeps a date of its own, past or future: flow style,
+``recorded`` given twice, YAML anchors and aliases, merge keys, a multi-line value, quoted or
+complex keys, one byte that is not UTF-8. Only a migration keeps a file's own date, and never
+one in the future.
 """
 
 from __future__ import annotations
@@ -142,9 +143,35 @@ def test_files_that_claim_no_date_are_still_stored_as_written() -> None:
         assert recorded_date_of(data, TODAY) is None
 
 
-def test_a_valid_past_date_given_once_is_kept_byte_for_byte() -> None:
+def test_a_valid_past_date_the_writer_gave_is_replaced_by_the_write_date() -> None:
     data = _file("name: x\nmetadata:\n  type: user\n  recorded: 2026-09-28  # kept\n")
-    assert _write(data) == data
+    assert _write(data) == _file("name: x\nmetadata:\n  type: user\n  recorded: 2026-12-01\n")
+    today = _file("name: x\nmetadata:\n  type: user\n  recorded: 2026-12-01  # today\n")
+    assert _write(today) == today  # already the write date: kept byte for byte
+
+
+def _migrate(data: bytes) -> bytes | FrontmatterStampError:
+    fs = _fs()
+    try:
+        fs.migrating().pipe_file(PATH, data)
+    except FrontmatterStampError as e:
+        assert not fs.exists(PATH)
+        return e
+    return fs.raw.cat_file(PATH)
+
+
+def test_a_migration_keeps_a_past_date_and_clamps_every_hidden_future_one() -> None:
+    past = _file("name: x\nmetadata:\n  type: user\n  recorded: 2026-09-28  # kept\n")
+    assert _migrate(past) == past
+    for name, head in STAMPED.items():
+        stored = _migrate(_file(head))
+        assert isinstance(stored, bytes), (name, stored)
+        date = recorded_date_of(stored)  # without a clock: a date after today would win
+        assert date is None or date <= TODAY, (name, stored)
+    for name, head in REFUSED.items():
+        stored = _migrate(_file(head))
+        date = None if isinstance(stored, FrontmatterStampError) else recorded_date_of(stored)
+        assert date is None or date <= TODAY, (name, stored)
 
 
 def test_every_surface_refuses_the_same_way() -> None:
@@ -228,6 +255,6 @@ def test_no_write_keeps_a_date_the_workspace_did_not_vouch_for(
         read = read_frontmatter(parts[1])
         assert read.dated is not None
         assert read.dated["metadata"]["recorded"] is not None
-        assert date == TODAY or stored == data
+        assert date == TODAY  # never a date the writer gave
     # Stamping again changes nothing.
     assert stamp_recorded(stored, TODAY) == stored

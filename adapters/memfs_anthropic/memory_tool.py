@@ -97,9 +97,9 @@ DELIBERATE_DIFFERENCES: dict[str, str] = {
         "escaped (MemFS's forgery guard)"
     ),
     "recorded-stamp": (
-        "creating or editing a memory file with frontmatter stamps metadata.recorded with "
-        "the write date when it has none (MemFS's trusted date), so the stored file, its size "
-        "and its view gain that line"
+        "creating or editing the body of a memory file with frontmatter sets its date "
+        "(metadata.recorded) to the write date, whatever date it held (MemFS's trusted date), "
+        "so the stored file, its size and its view carry that line"
     ),
     "read-only": (
         "on a read-only mount (fs.read_only(), what workflow turns get) every mutating "

@@ -100,7 +100,8 @@ def snapshot(fs: MemFS) -> dict[str, str]:
 def seed_workspace(fs: MemFS, scenario: Scenario) -> None:
     fs.makedirs("memory", exist_ok=True)
     for path, text in scenario.seed_files.items():
-        fs.pipe_file(path, text.encode("utf-8"))
+        # The scenario's memory was written before the chat: seeded with the dates it holds.
+        fs.migrating().pipe_file(path, text.encode("utf-8"))
 
 
 def plan(scenarios: list[Scenario], n: int) -> Iterator[tuple[Scenario, int]]:

@@ -114,7 +114,10 @@ def show(root: str, where: str) -> None:
     fs = MemFS(LocalFileStore(root))
     old = (fs.today() - dt.timedelta(days=64)).isoformat()
     for path, text in MEMORIES.items():
-        fs.pipe_file(path, text.format(old=old).encode())
+        # A memory that says when it was recorded is seeded as a store that kept it since then
+        # (a migration keeps its date); one that does not is written today and dated so.
+        writer = fs.migrating() if "{old}" in text else fs
+        writer.pipe_file(path, text.format(old=old).encode())
     fs.pipe_file(INDEX_FILE, INDEX.encode())
     console.print(f"[bold]Workspace:[/bold] {root}  ({where})")
     console.print(f"Files: {fs.find('')}")

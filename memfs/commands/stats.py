@@ -109,6 +109,13 @@ def render(report: StatsReport, out: TextIO, *, list_paths: bool = False) -> Non
     table.add_row("layout", f"{r.layout}: index {r.index_path}, memory files in {area}{reason}")
     section("memory files")
     table.add_row("files", str(n))
+    if n == 0 and ix.markdown_links:
+        # Memory the layout does not see: the figures below would describe an empty store.
+        table.add_row(
+            "layout check",
+            f"0 memory files, but {ix.path} links {ix.markdown_links} markdown files: wrong "
+            "layout? try --layout claude-code (or platform)",
+        )
     table.add_row(
         "size min / median / max",
         f"{r.sizes.min:,} B / {r.sizes.median:,.0f} B / {r.sizes.max:,} B",

@@ -5,7 +5,8 @@ repository's ``.claude/memory/``) into an item workspace: every file of its memo
 under ``memory/``, its ``MEMORY.md`` goes to the workspace root, and the index's markdown link
 targets are rewritten to the platform's form (``x.md`` → ``memory/x.md``). Export does the
 reverse into a directory that becomes a Claude Code memory directory. Nothing else in any file
-changes, so an import followed by an export gives back the same bytes.
+changes but a date in the future (below), so an import followed by an export gives back the same
+bytes.
 
 The link rewrite is one reversible rule: a relative link target that stays inside the memory
 directory gets the memory directory's prefix (as the index sees it) put in or taken out after
@@ -17,13 +18,13 @@ touched.
 
 Both read through the source's raw view (exact bytes, never the reminder-decorated one) and
 refuse to overwrite: a destination file that exists stops the whole transfer before anything
-is written, and each write is a create-only write. A file the destination refuses (it holds
-a credential) is left out whole and named with its line and kind; every clean file is still
-carried, the command exits 1, and an index line that links to a refused file is kept and
-reported as broken. Writes go to the destination's store as
-they are, because the filesystem's write path would stamp ``metadata.recorded`` with today's
-date into files that carry their own dates (and break the byte-identical round trip); the
-credential check the write path applies to memory files and the index is applied here too.
+is written, and each write is a create-only write. A transfer is a migration: it writes through
+the destination's :meth:`~memfs.filesystem.MemFS.migrating` view, so every memory keeps the date
+its store gave it (an ordinary write would date each file today) and only a date after today
+becomes today — a memory dated 2999 would otherwise never go stale. Every other rule of the write
+path applies as it is: a file the credential guard refuses is left out whole and named with
+its line and kind; every clean file is still carried, the command exits 1, and an index line
+that links to a refused file is kept and reported as broken.
 """
 
 from __future__ import annotations
@@ -225,7 +226,8 @@ def plan_transfer(src: MemFS, dst: MemFS, direction: Direction = "import") -> Tr
         plan.copies.append(copy)
         plan._payload[dst_path] = data
         try:
-            dst.verbatim().prepare_write(dst_path, data)  # the destination's own rules refuse
+            # The destination's own rules refuse; a date after today is clamped.
+            copy.bytes = len(dst.migrating().prepare_write(dst_path, data))
         except (PermissionError, ValueError) as e:
             plan.refused.append(f"{path}: {_why_refused(e)}")
             plan.copies.remove(copy)
@@ -268,9 +270,9 @@ def apply_transfer(plan: TransferPlan, dst: MemFS) -> None:
             "The plan has conflicts; nothing was written.",
             ", ".join(plan.conflicts),
         )
-    # Verbatim: the bytes are the source's, not a new write, so no date is stamped into them;
+    # A migration: the files keep their own dates (a future one becomes today), not today's;
     # create-only, so a file that appeared since the plan is never overwritten.
-    into = dst.verbatim()
+    into = dst.migrating()
     for copy in plan.copies:
         into.save(copy.dst, plan._payload[copy.dst], create=True)
 
