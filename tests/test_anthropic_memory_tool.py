@@ -614,7 +614,7 @@ def test_read_only_mount_refuses_every_mutation(tmp_path: Path) -> None:
 
 def test_credential_refusal_is_an_error_result() -> None:
     tool = MemFSMemoryTool(MemFS(InMemoryFileStore(), clock=lambda: TODAY))
-    key = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8" * 6 + "-AAAAAAAA"
+    key = "sk-ant-api03-u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzdocJ2isAjIhKtJ0RlgLKOmxgJTeKdNnFRIBXuDL7DxtpYlSXpfKtHF4v-Qa2WxLAA"  # noqa: E501
     kind, text = run(tool, C("/memories/keys.md", f"the api key is {key}\n"))
     assert kind == "error"
     assert "credential" in text and key not in text

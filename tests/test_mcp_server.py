@@ -204,7 +204,7 @@ def test_errors_come_back_as_results_or_protocol_errors(fs: MemFS) -> None:
         assert missing.is_error and "No such file" in text_of(missing)
         bad_args = await client.call_tool("write_file", {"path": "memory/x.md"})
         assert bad_args.is_error and "content" in text_of(bad_args)
-        secret = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8" * 6 + "-AAAAAAAA"
+        secret = "sk-ant-api03-u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzdocJ2isAjIhKtJ0RlgLKOmxgJTeKdNnFRIBXuDL7DxtpYlSXpfKtHF4v-Qa2WxLAA"  # noqa: E501
         leaked = await client.call_tool(
             "write_file", {"path": "memory/keys.md", "content": f"api key: {secret}\n"}
         )
