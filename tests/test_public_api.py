@@ -18,7 +18,12 @@ ADAPTERS = ROOT / "adapters"
 # plug into the `memfs` command line (docs/design.md lists them with the reason).
 EXTENSION_POINTS = {
     "memfs.cli": {"tcp_port"},
-    "memfs.cli_workspace": {"add_workspace_argument", "load_manifest", "open_workspace"},
+    "memfs.cli_workspace": {
+        "add_workspace_argument",
+        "layout_notice",
+        "load_manifest",
+        "open_workspace",
+    },
     "memfs.extras": {"require", "require_installed"},
 }
 

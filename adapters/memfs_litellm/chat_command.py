@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from memfs.cli_workspace import add_workspace_argument, load_manifest, open_workspace
+from memfs.cli_workspace import add_workspace_argument, layout_notice, load_manifest, open_workspace
 from memfs.extras import require
 
 if TYPE_CHECKING:  # a chat that cannot open does not load the manifest's models
@@ -232,7 +232,9 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     check_endpoint(kwargs)
     litellm: Any = require("litellm", "litellm")
     litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on each failure
-    print(f"memfs chat: {args.workspace} — {found.describe()}", file=sys.stderr)
+    notice = layout_notice("memfs chat", found)  # said only for a layout other than the platform's
+    if notice:
+        print(notice, file=sys.stderr)
     if args.no_memory:
         manifest = manifest.model_copy(update={"memory": False})
     kwargs["max_tokens"] = args.max_tokens

@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from memfs.cli import tcp_port
-from memfs.cli_workspace import add_workspace_argument, open_workspace
+from memfs.cli_workspace import add_workspace_argument, layout_notice, open_workspace
 from memfs.extras import require, require_installed
 
 if TYPE_CHECKING:
@@ -114,7 +114,9 @@ def run(args: argparse.Namespace) -> int:
         layout=args.layout,
     )
     require("mcp", "memfs_mcp.server")
-    print(f"memfs mcp: {args.workspace} — {found.describe()}", file=sys.stderr)
+    notice = layout_notice("memfs mcp", found)  # said only for a layout other than the platform's
+    if notice:
+        print(notice, file=sys.stderr)
     if args.http:
         _serve_http(fs, args.port or DEFAULT_PORT)
     else:
