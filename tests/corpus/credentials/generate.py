@@ -132,7 +132,7 @@ FORMATS: tuple[Format, ...] = (
     Format("figma_token", Fakes.figma, PROVIDER, "FIGMA_TOKEN"),
     Format("jwt", Fakes.jwt, PROVIDER, "ACCESS_TOKEN"),
     Format("private_key", Fakes.pem, ("pem_bare", "pem_json"), "PRIVATE_KEY", "api_key"),
-    # Labels are most of what the issue found missing: every shape in every language.
+    # Labels are most of what held-out text showed missing: every shape in every language.
     Format("password", Fakes.password, (*TYPED, "slash"), "DB_PASSWORD", "password", count=60),
     Format(
         "passphrase", Fakes.passphrase, ("inline", "prose", "prev_line"), "", "password", count=20
