@@ -79,6 +79,8 @@ _EXPORTS: dict[str, str] = {
     "memory_age": "memfs.staleness",
     "FRESH_DAYS": "memfs.staleness",
     "collect_stats": "memfs.stats",
+    "measure": "memfs.stats",
+    "Measurement": "memfs.stats",
     "StatsReport": "memfs.stats",
     "split_view": "memfs.staleness",
     "escape_for_agent": "memfs.tags",
@@ -210,7 +212,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     )
     from memfs.search import describe as describe_search
     from memfs.staleness import FRESH_DAYS, memory_age, reminder_text, split_view
-    from memfs.stats import StatsReport, collect_stats
+    from memfs.stats import Measurement, StatsReport, collect_stats, measure
     from memfs.stores import (
         ConditionalFileStore,
         FileStore,

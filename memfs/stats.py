@@ -233,12 +233,31 @@ def _claude_code_cut(
     )
 
 
+@dataclass(kw_only=True)
+class Measurement:
+    """A report and what it was computed from, for a caller that shows each memory too
+    (``memfs serve``): every file is read and parsed once."""
+
+    report: StatsReport
+    records: list[MemoryRecord]
+    """every memory file, parsed, in path order"""
+    contents: dict[str, bytes]
+    """the stored bytes of each memory file"""
+
+
 def collect_stats(fs: MemFS) -> StatsReport:
     """Measure the workspace behind ``fs`` (read-only; exact bytes through ``fs.raw``)."""
+    return measure(fs).report
+
+
+def measure(fs: MemFS) -> Measurement:
+    """:func:`collect_stats`, keeping the parsed records and the bytes they came from."""
     layout = fs.layout
     raw = fs.read_only().raw
     files = set(raw.find(""))
-    records, sizes = _read_records(raw, sorted(p for p in files if layout.is_memory_file(p)))
+    contents = {p: raw.cat_file(p) for p in sorted(files) if layout.is_memory_file(p)}
+    records = [parse_memory(data, path) for path, data in contents.items()]
+    sizes = [len(data) for data in contents.values()]
     index = IndexStats(path=layout.index_path)
     linked: set[str] = set()
     if layout.index_path in files:
@@ -246,7 +265,7 @@ def collect_stats(fs: MemFS) -> StatsReport:
     _count_links(index, [r.path for r in records], linked, files)
     derived = _derived_index(records, layout.index_dir, index.chars)
     missing = worth_writing(records)
-    return StatsReport(
+    report = StatsReport(
         workspace=repr(fs.store),
         layout=layout.kind,
         index_path=layout.index_path,
@@ -268,17 +287,7 @@ def collect_stats(fs: MemFS) -> StatsReport:
         derived_index=derived,
         **_record_counts(records),
     )
-
-
-def _read_records(raw: MemFS, paths: list[str]) -> tuple[list[MemoryRecord], list[int]]:
-    """Every memory file parsed, and its size in bytes: one raw read each."""
-    records: list[MemoryRecord] = []
-    sizes: list[int] = []
-    for path in paths:
-        data = raw.cat_file(path)
-        sizes.append(len(data))
-        records.append(parse_memory(data, path))
-    return records, sizes
+    return Measurement(report=report, records=records, contents=contents)
 
 
 def _index_stats(

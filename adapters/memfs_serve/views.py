@@ -17,7 +17,7 @@ from memfs import (
     MemFS,
     MemoryRecord,
     StatsReport,
-    collect_stats,
+    measure,
     memory_age,
     normalize,
     parse_index,
@@ -126,13 +126,9 @@ def overview(
     stale_only: bool = False,
 ) -> Overview:
     """The workspace figures, one page of memories (filtered) and the index line by line."""
-    report = collect_stats(fs)
-    raw = fs.raw
-    paths = sorted(p for p in raw.find("") if fs.layout.is_memory_file(p))
-    rows = []
-    for path in paths:
-        data = raw.cat_file(path)
-        rows.append(_row(fs, path, data, parse_memory(data, path)))
+    measured = measure(fs)  # one read and one parse of each file, for the figures and the rows
+    report, paths = measured.report, [r.path for r in measured.records]
+    rows = [_row(fs, r.path, measured.contents[r.path], r) for r in measured.records]
     kept = [r for r in rows if _matches(r, query, type_, stale_only)]
     pages = max(1, -(-len(kept) // per_page))
     page = min(max(1, page), pages)
