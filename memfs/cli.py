@@ -19,7 +19,9 @@ its traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -115,6 +117,30 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             continue
         module.register(sub)
     return parser
+
+
+def listening_socket(host: str, port: int, *, holder: str = "") -> socket.socket:
+    """A listening socket on ``host:port``, bound before anything says it is serving there.
+
+    A port another process holds is one :class:`OSError` saying what to do; ``holder`` names
+    who is likely to hold it (``"another `memfs mcp --http`"``)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            who = f" ({holder}?)" if holder else ""
+            raise OSError(
+                errno.EADDRINUSE,
+                f"port {port} on {host} is already in use{who}; stop that process or pass "
+                "--port with a free port.",
+            ) from None
+        raise OSError(e.errno, f"cannot listen on {host}:{port}: {e.strerror}.") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
 
 
 def tcp_port(text: str) -> int:

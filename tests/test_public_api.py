@@ -17,7 +17,7 @@ ADAPTERS = ROOT / "adapters"
 # Internal modules an adapter may import from, each an extension point for command modules that
 # plug into the `memfs` command line (docs/design.md lists them with the reason).
 EXTENSION_POINTS = {
-    "memfs.cli": {"tcp_port"},
+    "memfs.cli": {"listening_socket", "tcp_port"},
     "memfs.cli_workspace": {
         "add_workspace_argument",
         "layout_notice",

@@ -7,12 +7,10 @@ without it, ``memfs mcp DIR`` still parses and says which extra to install.
 from __future__ import annotations
 
 import argparse
-import errno
-import socket
 import sys
 from typing import TYPE_CHECKING, Any
 
-from memfs.cli import tcp_port
+from memfs.cli import listening_socket, tcp_port
 from memfs.cli_workspace import add_workspace_argument, layout_notice, open_workspace
 from memfs.extras import require, require_installed
 
@@ -53,26 +51,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port``, bound before anything says it is serving there."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as e:
-        sock.close()
-        if e.errno == errno.EADDRINUSE:
-            raise OSError(
-                errno.EADDRINUSE,
-                f"port {port} on {host} is already in use (another `memfs mcp --http`?); stop "
-                "that process or pass --port with a free port.",
-            ) from None
-        raise OSError(e.errno, f"cannot listen on {host}:{port}: {e.strerror}.") from None
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
-
-
 async def _serve_stdio(fs: MemFS) -> None:
     from mcp.server.stdio import stdio_server
 
@@ -88,7 +66,7 @@ def _serve_http(fs: MemFS, port: int) -> None:
 
     from memfs_mcp.server import build_server, http_security
 
-    sock = bind(HTTP_HOST, port)
+    sock = listening_socket(HTTP_HOST, port, holder="another `memfs mcp --http`")
     app = build_server(fs).streamable_http_app(
         host=HTTP_HOST, transport_security=http_security(port)
     )

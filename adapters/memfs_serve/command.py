@@ -7,11 +7,9 @@ it is registered: without them ``memfs serve DIR`` still parses and says which e
 from __future__ import annotations
 
 import argparse
-import errno
-import socket
 import sys
 
-from memfs.cli import tcp_port
+from memfs.cli import listening_socket, tcp_port
 from memfs.cli_workspace import add_workspace_argument, open_workspace
 from memfs.extras import require
 
@@ -41,30 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-def _bind(port: int) -> socket.socket:
-    """A listening socket on 127.0.0.1, bound before anything says it is serving there."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((HOST, port))
-    except OSError as e:
-        sock.close()
-        if e.errno == errno.EADDRINUSE:
-            raise OSError(
-                errno.EADDRINUSE,
-                f"port {port} on {HOST} is already in use; stop that process or pass --port "
-                "with a free port.",
-            ) from None
-        raise OSError(e.errno, f"cannot listen on {HOST}:{port}: {e.strerror}.") from None
-    sock.listen(128)
-    return sock
-
-
 def run(args: argparse.Namespace) -> int:
     for module in ("starlette", "uvicorn", "jinja2"):
         require("serve", module)
     fs, found = open_workspace(args.workspace, read_only=args.read_only, layout=args.layout)
-    sock = _bind(args.port)
+    sock = listening_socket(HOST, args.port, holder="another `memfs serve`")
     import uvicorn
 
     from memfs_serve.app import build_app
