@@ -18,6 +18,7 @@ pytest.importorskip("moto")
 from memfs.history import History
 from memfs.versions import BLOBS_DIR, record_keys
 
+from tests.conftest import TODAY
 from tests.test_history import DiesBeforeFileWrite, Killed, Ticks, _plus, memory
 from tests.test_s3 import S3Server, mount, prefix, s3_server  # noqa: F401
 
@@ -48,10 +49,12 @@ def test_a_crash_after_the_version_on_s3_restores_cleanly(s3_server: S3Server, p
 
     fs = mount(s3_server.endpoint, prefix)
     clock = Ticks()
-    fs = MemFS(fs.store, history=HistoryOptions(now=clock))
+    fs = MemFS(fs.store, clock=lambda: TODAY, history=HistoryOptions(now=clock))
     fs.pipe_file("memory/role.md", memory("role", "old"))
     dying = MemFS(
-        DiesBeforeFileWrite(fs.store, "memory/role.md"), history=HistoryOptions(now=clock)
+        DiesBeforeFileWrite(fs.store, "memory/role.md"),
+        clock=lambda: TODAY,
+        history=HistoryOptions(now=clock),
     )
     with pytest.raises(Killed):
         dying.pipe_file("memory/role.md", memory("role", "new"))

@@ -57,7 +57,7 @@ def fs() -> MemFS:
 
 @pytest.fixture
 def state(fs: MemFS) -> ServerState:
-    fs.pipe_file("memory/user-role.md", ROLE.encode())
+    fs.migrating().pipe_file("memory/user-role.md", ROLE.encode())  # an old memory, kept old
     return ServerState.of(fs)
 
 
