@@ -391,11 +391,15 @@ class History:
         return "".join(lines)
 
     def restorable(self, path: str, data: bytes) -> bool:
-        """Whether some version of ``path`` holds exactly ``data`` and its content is stored."""
+        """Whether some version of ``path`` holds exactly ``data`` and its content is stored
+        intact."""
         sha = content_sha256(data)
         for v in self.log(path).versions:
             if v.record.sha256 == sha:
-                return self.store.exists(versions.blob_key(sha))
+                try:
+                    return self.content(v) == data
+                except VersionError:
+                    return False
         return False
 
     # -- changing ------------------------------------------------------------------------------

@@ -300,6 +300,7 @@ def test_a_damaged_blob_is_refused_by_show_diff_and_restore_and_the_file_is_unto
         assert "\n" not in said and ".memfs" not in said
     assert fs.raw.cat_file("memory/role.md") == memory("role", "two")
     assert versions.record_keys(store, "memory/role.md") == keys  # restore recorded nothing
+    assert not h.restorable("memory/role.md", memory("role", "one"))
     # the log reads no blob: both versions stay listed, as they were
     assert [v.status for v in h.log("memory/role.md").versions] == ["applied", "current"]
 
