@@ -237,9 +237,15 @@ class MemFS(AbstractFileSystem):
         return self._sibling(actor=actor)
 
     def records(self, rel: str) -> bool:
-        """Whether changes to ``rel`` are versioned: the memory area and the index."""
+        """Whether changes to ``rel`` are versioned now: history is on and ``rel`` is
+        :meth:`versioned`."""
+        return self.history_options.enabled and self.versioned(rel)
+
+    def versioned(self, rel: str) -> bool:
+        """Whether ``rel`` is a file memfs keeps versions of: the memory area and the index
+        (a version record naming any other path is not one memfs wrote)."""
         layout = self.layout
-        return self.history_options.enabled and (layout.in_memory_area(rel) or layout.is_index(rel))
+        return layout.in_memory_area(rel) or layout.is_index(rel)
 
     def guarding(self, paths: Iterable[str]) -> MemFS:
         """The same workspace with the credential guard also on ``paths`` (files injected into

@@ -8,6 +8,14 @@ record conditionally on its bytes. Paths are workspace paths, checked by
 
 A version is named by its id or any unambiguous prefix of it (at least
 :data:`~memfs.versions.MIN_PREFIX` hex digits), among the versions of its path, like git.
+
+Everything read back is checked. A record that is not JSON memfs wrote, that names a path
+outside the workspace or one of no version (outside the memory area and the index), or that
+lies among another file's records, is *damaged*: the log lists it with its key and the reason,
+and no command uses it. ``show``, ``diff`` and ``restore`` check each blob against its record's
+sha256 and refuse a mismatch (a flipped byte, a blob cut short), the live file untouched. The
+log does not read blobs (that would be one more read per version, on S3 a request each): a
+damaged blob is found when its version is shown, compared or restored.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from pydantic import BaseModel, Field
 
 from memfs import versions
 from memfs.conflicts import content_sha256
-from memfs.errors import PreconditionFailedError, ReadOnlyError, VersionError
+from memfs.errors import PreconditionFailedError, ReadOnlyError, UnsafePathError, VersionError
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
 from memfs.versions import Retention, VersionRecord
@@ -43,6 +51,13 @@ class Version(BaseModel):
         return self.record.id
 
 
+class DamagedRecord(BaseModel):
+    """A stored record no command uses: unreadable, or naming a path it may not."""
+
+    key: str = Field(description="where the record is stored, under memfs's own area")
+    reason: str
+
+
 class FileLog(BaseModel):
     """Every version of one file, in the order the store applied them (oldest first)."""
 
@@ -55,6 +70,11 @@ class FileLog(BaseModel):
         "or before history was kept)",
     )
     explanation: str = ""
+    damaged: list[DamagedRecord] = Field(
+        default_factory=list,
+        description="records of this file (or, when ``path`` is a records directory under "
+        "memfs's own area, of no file) that are damaged or foreign; never used",
+    )
 
 
 class GcReport(BaseModel):
@@ -101,13 +121,49 @@ class History:
             raise VersionError("The workspace root has no versions; name a file.")
         return rel
 
+    def _load(self, key: str) -> VersionRecord | DamagedRecord | None:
+        """The record at ``key``; a DamagedRecord when it cannot be used; None when gone."""
+        try:
+            data = self.store.read(key)
+        except FileNotFoundError:
+            return None  # a gc or retention removed it meanwhile
+        try:
+            record = VersionRecord.from_bytes(data)
+        except ValueError as e:
+            return DamagedRecord(key=key, reason=str(e))
+        problem = self._foreign(key, record)
+        return record if problem is None else DamagedRecord(key=key, reason=problem)
+
+    def _foreign(self, key: str, record: VersionRecord) -> str | None:
+        """Why ``record`` may not be used, or None: a record names a workspace file that is
+        versioned, and lies among that file's records under its own id."""
+        try:
+            inside = normalize(record.path) == record.path
+        except UnsafePathError:
+            inside = False
+        if not inside:
+            return f"it names {record.path!r}, a path outside the workspace"
+        if not self.fs.versioned(record.path):
+            return f"it names {record.path}, a file memfs keeps no versions of"
+        if key.rpartition("/")[0] != versions.records_dir(record.path):
+            return f"it names {record.path} but is stored among another file's records"
+        named = versions.parse_record_name(key)
+        if named is None or named[1] != record.id:
+            return f"its name does not match its id {record.id!r}"
+        return None
+
     def _records(self, rel: str) -> list[tuple[str, VersionRecord]]:
-        found = []
+        return self._read_dir(rel)[0]
+
+    def _read_dir(self, rel: str) -> tuple[list[tuple[str, VersionRecord]], list[DamagedRecord]]:
+        found, damaged = [], []
         for key in versions.record_keys(self.store, rel):
-            record = versions.read_record(self.store, key)
-            if record is not None and record.path == rel:
-                found.append((key, record))
-        return found
+            loaded = self._load(key)
+            if isinstance(loaded, VersionRecord):
+                found.append((key, loaded))
+            elif loaded is not None:
+                damaged.append(loaded)
+        return found, damaged
 
     def _current(self, rel: str) -> bytes | None:
         try:
@@ -116,18 +172,41 @@ class History:
             return None
 
     def log(self, path: str) -> FileLog:
-        """Every version of ``path`` with its status, in the order the store applied them."""
+        """Every version of ``path`` with its status, in the order the store applied them,
+        and the damaged records among its records."""
         rel = self._rel(path)
-        return self._log(rel, self._records(rel), self._current(rel))
+        found, damaged = self._read_dir(rel)
+        log = self._log(rel, found, self._current(rel))
+        log.damaged = damaged
+        return log
 
     def log_all(self) -> list[FileLog]:
-        """The log of every file that has versions, by path."""
-        by_path: dict[str, list[tuple[str, VersionRecord]]] = defaultdict(list)
+        """The log of every file that has versions, by path. Damaged records go with the file
+        whose records directory holds them; those of a directory no file owns, in a log whose
+        ``path`` is that directory (no file, no versions)."""
+        by_dir: dict[str, tuple[list[tuple[str, VersionRecord]], list[DamagedRecord]]] = (
+            defaultdict(lambda: ([], []))
+        )
         for key in versions.record_keys(self.store):
-            record = versions.read_record(self.store, key)
-            if record is not None:
-                by_path[record.path].append((key, record))
-        return [self._log(p, sorted(recs), self._current(p)) for p, recs in sorted(by_path.items())]
+            loaded = self._load(key)
+            if loaded is not None:
+                found, damaged = by_dir[key.rpartition("/")[0]]
+                (
+                    found.append((key, loaded))
+                    if isinstance(loaded, VersionRecord)
+                    else damaged.append(loaded)
+                )
+        logs = []
+        for where, (found, damaged) in by_dir.items():
+            if found:
+                rel = found[0][1].path
+                log = self._log(rel, found, self._current(rel))
+            else:
+                log = FileLog(path=where, versions=[], exists=False)
+                log.explanation = "damaged records that no file of the workspace owns"
+            log.damaged = damaged
+            logs.append(log)
+        return sorted(logs, key=lambda log: log.path)
 
     def _log(
         self, rel: str, records: list[tuple[str, VersionRecord]], current: bytes | None
@@ -251,6 +330,13 @@ class History:
             )
         log = self.log(rel)
         matches = [v for v in log.versions if v.id.startswith(ref)]
+        broken = [d for d in log.damaged if _key_id(d.key).startswith(ref)]
+        if not matches and broken:
+            raise VersionError(
+                f"the record of version {_key_id(broken[0].key)} of {rel} is damaged "
+                f"({broken[0].reason}); it is not used, the live file was not touched. Name "
+                "another version from `memfs log`."
+            )
         if not matches:
             raise VersionError(f"{rel} has no version {version!r}; `memfs log … {rel}` lists them.")
         if len(matches) > 1:
@@ -269,11 +355,18 @@ class History:
                 "version before it."
             )
         try:
-            return self.store.read(versions.blob_key(r.sha256))
+            data = self.store.read(versions.blob_key(r.sha256))
         except FileNotFoundError:
             raise VersionError(
                 f"the content of version {r.id} of {r.path} is missing from the store."
             ) from None
+        if content_sha256(data) != r.sha256:
+            raise VersionError(
+                f"the stored content of version {r.id} of {r.path} is damaged (it does not "
+                "match the hash its record holds); nothing was used or changed, the live file "
+                "was not touched. Name another version from `memfs log`."
+            )
+        return data
 
     def show(self, path: str, version: str) -> bytes:
         return self.content(self.resolve(path, version))
@@ -298,11 +391,15 @@ class History:
         return "".join(lines)
 
     def restorable(self, path: str, data: bytes) -> bool:
-        """Whether some version of ``path`` holds exactly ``data`` and its content is stored."""
+        """Whether some version of ``path`` holds exactly ``data`` and its content is stored
+        intact."""
         sha = content_sha256(data)
         for v in self.log(path).versions:
             if v.record.sha256 == sha:
-                return self.store.exists(versions.blob_key(sha))
+                try:
+                    return self.content(v) == data
+                except VersionError:
+                    return False
         return False
 
     # -- changing ------------------------------------------------------------------------------
@@ -485,6 +582,12 @@ class History:
             fs.recorder.record_baseline(rel, self.store.read(rel))
             recorded += 1
         return recorded
+
+
+def _key_id(key: str) -> str:
+    """The version id a record's key names ('' for a key that names none)."""
+    named = versions.parse_record_name(key)
+    return "" if named is None else named[1]
 
 
 def _older(since: dt.datetime, now: dt.datetime, grace: dt.timedelta) -> bool:

@@ -16,12 +16,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memfs import FsspecFileStore, InMemoryFileStore, LocalFileStore, MemFS
+from memfs import FsspecFileStore, InMemoryFileStore, LocalFileStore, MemFS, versions
 from memfs.cli import main
 from memfs.conflicts import content_sha256
+from memfs.errors import VersionError
 from memfs.history import History
 from memfs.tools import FileToolExecutor
-from memfs.versions import GC_GRACE, HISTORY_DIR, HistoryOptions, blob_key
+from memfs.versions import (
+    GC_GRACE,
+    HISTORY_DIR,
+    HistoryOptions,
+    VersionRecord,
+    blob_key,
+    record_key,
+)
 
 from tests.conftest import TODAY
 from tests.test_history import Ticks, memory
@@ -223,3 +231,165 @@ def test_every_history_operation_on_a_read_only_mount_refuses_and_changes_nothin
 def _everything(store: Any) -> dict[str, bytes]:
     """Every object of the store: the workspace's files and the history's."""
     return {k: store.read(k) for k in [*store.ls(""), *store.ls(HISTORY_DIR)]}
+
+
+# -- everything read back is checked --------------------------------------------------------------
+
+
+def _put(store: Any, tmp_path: Path, key: str, data: bytes) -> None:
+    """Overwrite a stored object: on disk for the local store (as a fault would), else through
+    the store."""
+    if isinstance(store, LocalFileStore):
+        (tmp_path / "ws" / key).write_bytes(data)
+    else:
+        store.write(key, data)
+
+
+def _two_versions(store: Any) -> tuple[MemFS, str, str]:
+    """memory/role.md written twice: (fs, the first version's id, its record's key)."""
+    fs = mount(store)
+    fs.pipe_file("memory/role.md", memory("role", "one"))
+    fs.pipe_file("memory/role.md", memory("role", "two"))
+    first = History(fs).log("memory/role.md").versions[0]
+    return fs, first.id, first.key
+
+
+def _damage_blob(store: Any, tmp_path: Path, how: str) -> None:
+    key = blob_key(content_sha256(memory("role", "one")))
+    data = store.read(key)
+    data = data[:10] + bytes([data[10] ^ 1]) + data[11:] if how == "flip" else b""
+    _put(store, tmp_path, key, data)
+
+
+def _plant(store: Any, path: str, among: str, version_id: str, data: bytes) -> str:
+    """A record naming ``path`` stored among ``among``'s records, its blob stored intact."""
+    record = VersionRecord(
+        id=version_id,
+        path=path,
+        operation="created",
+        time=dt.datetime(2026, 11, 1, tzinfo=dt.UTC),
+        actor="intruder",
+        sha256=content_sha256(data),
+        size=len(data),
+    )
+    store.write(blob_key(content_sha256(data)), data)
+    key = record_key(among, record.time, version_id)
+    store.write(key, record.to_bytes())
+    return key
+
+
+@pytest.mark.parametrize("how", ["flip", "empty"])
+def test_a_damaged_blob_is_refused_by_show_diff_and_restore_and_the_file_is_untouched(
+    store: Any, tmp_path: Path, how: str
+) -> None:
+    fs, first, _ = _two_versions(store)
+    _damage_blob(store, tmp_path, how)
+    h = History(fs)
+    keys = versions.record_keys(store, "memory/role.md")
+    for attempt in (
+        lambda: h.show("memory/role.md", first),
+        lambda: h.diff("memory/role.md", first),
+        lambda: h.diff("memory/role.md", h.log("memory/role.md").versions[1].id, first),
+        lambda: h.restore("memory/role.md", first),
+    ):
+        with pytest.raises(VersionError) as info:
+            attempt()
+        said = str(info.value)
+        assert said.startswith(f"the stored content of version {first} of memory/role.md is ")
+        assert "damaged" in said and "the live file was not touched" in said
+        assert "\n" not in said and ".memfs" not in said
+    assert fs.raw.cat_file("memory/role.md") == memory("role", "two")
+    assert versions.record_keys(store, "memory/role.md") == keys  # restore recorded nothing
+    assert not h.restorable("memory/role.md", memory("role", "one"))
+    # the log reads no blob: both versions stay listed, as they were
+    assert [v.status for v in h.log("memory/role.md").versions] == ["applied", "current"]
+
+
+def _plant_damage(store: Any, tmp_path: Path, fs: MemFS, first_key: str) -> dict[str, str]:
+    """A record cut in half, one naming ../outside.md (among memory/role.md's records, and
+    among its own), one naming an unversioned file: {key: what the reason says}."""
+    whole = store.read(first_key)
+    _put(store, tmp_path, first_key, whole[: len(whole) // 2])
+    fs.raw.pipe_file("notes/x.md", b"live notes\n")
+    return {
+        first_key: "not JSON",
+        _plant(store, "../outside.md", "memory/role.md", "aaaaaaaaaaa1", b"evil\n"): "outside",
+        _plant(store, "../outside.md", "../outside.md", "aaaaaaaaaaa2", b"evil\n"): "outside",
+        _plant(store, "notes/x.md", "notes/x.md", "aaaaaaaaaaa3", b"planted\n"): "no versions",
+    }
+
+
+def test_damaged_and_foreign_records_are_listed_as_damaged_and_never_used(
+    store: Any, tmp_path: Path
+) -> None:
+    fs, first, first_key = _two_versions(store)
+    planted = _plant_damage(store, tmp_path, fs, first_key)
+    h = History(fs)
+    log = h.log("memory/role.md")
+    assert [v.status for v in log.versions] == ["current"]
+    listed = {d.key: d.reason for d in log.damaged}
+    assert set(listed) == {k for k in planted if "/" + versions.path_key("memory/role.md") in k}
+    every = {d.key: d.reason for one in h.log_all() for d in one.damaged}
+    assert set(every) == set(planted)
+    for key, said in planted.items():
+        assert said in every[key], every[key]
+    assert {one.path for one in h.log_all() if one.versions} == {"memory/role.md"}
+    for path, version in [
+        ("memory/role.md", first),
+        ("memory/role.md", "aaaaaaaaaaa1"),
+        ("notes/x.md", "aaaaaaaaaaa3"),
+    ]:
+        for attempt in (h.show, h.restore):
+            with pytest.raises(VersionError) as info:
+                attempt(path, version)
+            said = str(info.value)
+            assert said.startswith(f"the record of version {version} of {path} is damaged (")
+            assert "the live file was not touched" in said and "\n" not in said
+    assert fs.raw.cat_file("memory/role.md") == memory("role", "two")
+    assert fs.raw.cat_file("notes/x.md") == b"live notes\n"
+    assert not (tmp_path / "outside.md").exists()
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memfs.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_cli_refuses_damage_in_one_line_and_its_log_lists_it(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    store = LocalFileStore(ws)
+    fs, first, first_key = _two_versions(store)
+    _damage_blob(store, tmp_path, "flip")
+    second = History(fs).log("memory/role.md").versions[1].id
+    for command in ("show", "restore"):
+        done = _cli(command, str(ws), f"memory/role.md@{first}")
+        assert done.returncode == 2 and done.stdout == ""
+        (line,) = done.stderr.splitlines()
+        assert line.startswith(f"memfs {command}: the stored content of version {first} of ")
+        assert "damaged" in line and "the live file was not touched" in line
+    planted = _plant_damage(store, tmp_path, fs, first_key)
+    for ref in (f"memory/role.md@{first}", "notes/x.md@aaaaaaaaaaa3"):
+        done = _cli("restore", str(ws), ref)
+        assert done.returncode == 2 and done.stdout == ""
+        (line,) = done.stderr.splitlines()
+        assert line.startswith("memfs restore: the record of version ") and "damaged" in line
+    assert (ws / "memory/role.md").read_bytes() == memory("role", "two")
+    assert (ws / "notes/x.md").read_bytes() == b"live notes\n"
+    done = _cli("log", str(ws), "--json")
+    assert done.returncode == 0, done.stderr
+    logs = json.loads(done.stdout)
+    assert {d["key"] for one in logs for d in one["damaged"]} == set(planted)
+    (role,) = [one for one in logs if one["path"] == "memory/role.md"]
+    assert [v["record"]["id"] for v in role["versions"]] == [second]
+    done = _cli("log", str(ws))
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    for key in planted:
+        assert f"damaged record {key}:" in text
+    done = _cli("log", str(ws), "notes/x.md")
+    assert done.returncode == 0 and "damaged" in done.stdout, done.stderr

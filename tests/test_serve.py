@@ -324,3 +324,18 @@ def test_the_stale_mark_is_exactly_where_the_agent_s_read_has_a_reminder(fs: Mem
         assert row.stale == (reminder is not None), row.path
         if reminder is not None:
             assert f"This memory is {row.age_days} days old." in reminder
+
+
+def test_the_history_page_shows_a_damaged_record_as_damaged_without_links(fs: MemFS) -> None:
+    fs.pipe_file("memory/plant.md", b"---\nname: plant\nmetadata:\n  type: project\n---\nA.\n")
+    fs.pipe_file("memory/plant.md", b"---\nname: plant\nmetadata:\n  type: project\n---\nB.\n")
+    first = History(fs).log("memory/plant.md").versions[0]
+    whole = fs.store.read(first.key)
+    fs.store.write(first.key, whole[: len(whole) // 2])  # a record cut in half
+    page = client(fs).get("/history", params={"path": "memory/plant.md"}).text
+    row = re.search(r'<tr class="status-damaged">(.*?)</tr>', page, re.S)
+    assert row, "no damaged row"
+    assert first.key in row.group(1) and "damaged" in row.group(1) and "not JSON" in row.group(1)
+    assert "<a " not in row.group(1)
+    assert first.id not in page.replace(first.key, "")  # no link names the damaged version
+    assert page.count("Restore…") == 1  # the one intact version

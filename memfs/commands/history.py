@@ -1,6 +1,8 @@
 """``memfs log | show | diff | restore | redact | gc``: the version history of a workspace.
 
-Each is a thin layer over :class:`memfs.history.History`. Bad input (no ``@VERSION``, an
+Each is a thin layer over :class:`memfs.history.History`. ``log`` lists a damaged record
+(status ``damaged``, with its key and why) and exits 0; ``show``, ``diff`` and ``restore`` of a
+damaged version refuse it like other bad input. Bad input (no ``@VERSION``, an
 unknown or ambiguous id, a version with no content) is one line on stderr and exit 2, with
 nothing changed. Changes are attributed to the CLI user (``cli:<login>``).
 """
@@ -99,7 +101,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _log(args: argparse.Namespace) -> int:
     history = _open(args, writes=False)
     logs = [history.log(args.path)] if args.path else history.log_all()
-    if args.path and not logs[0].exists and not logs[0].versions:
+    if args.path and not logs[0].exists and not logs[0].versions and not logs[0].damaged:
         if "@" in args.path:
             raise VersionError(
                 f"log takes a PATH, not {args.path!r}; `memfs show WORKSPACE PATH@VERSION` "
@@ -138,7 +140,12 @@ def render_log(log: FileLog, console: Console) -> None:
             "—" if r.size is None else f"{r.size:,} B",
             v.status,
         )
+    for d in log.damaged:
+        name = d.key.rpartition("/")[2]
+        table.add_row(escape(name.removesuffix(".json")), "", "—", "—", "—", "damaged")
     console.print(table)
+    for d in log.damaged:
+        console.print(escape(f"damaged record {d.key}: {d.reason}"), soft_wrap=True)
     if log.explanation:
         console.print(escape(log.explanation), soft_wrap=True)
 
