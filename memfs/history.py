@@ -259,23 +259,15 @@ class History:
         cursor = head
         while True:
             parent = records[cursor][1].parent
+            earlier = (i for i in range(cursor - 1, -1, -1) if i not in used)
             if parent is None:
-                # created: after a delete, the chain goes on through that delete
-                match = next((i for i in range(cursor - 1, -1, -1) if i not in used), None)
-                if match is None or records[match][1].operation != "deleted":
-                    break
+                # no file before it (after a delete), or a parent a redaction dropped: only
+                # the version just before it can be that one
+                match = next(earlier, None)
             else:
-                match = next(
-                    (
-                        i
-                        for i in range(cursor - 1, -1, -1)
-                        if i not in used
-                        and (records[i][1].sha256 == parent or records[i][1].redacted)
-                    ),
-                    None,
-                )
-                if match is None:
-                    break
+                match = next((i for i in earlier if _may_precede(records[i][1], parent)), None)
+            if match is None or not _may_precede(records[match][1], parent):
+                break
             chain.append(match)
             used.add(match)
             cursor = match
@@ -289,12 +281,17 @@ class History:
         placed = set(applied)
         after: dict[int, list[int]] = defaultdict(list)
         loose = []
-        sha_at = {records[i][1].sha256: n for n, i in enumerate(applied)}
+        # a hash can be held by several applied versions (a restore writes old bytes again):
+        # a record branched from the last of them written before it
+        sha_at: dict[str | None, list[int]] = defaultdict(list)
+        for n, i in enumerate(applied):
+            sha_at[records[i][1].sha256].append(n)
         for i in range(len(records)):
             if i in placed:
                 continue
-            n = sha_at.get(records[i][1].parent)
-            (after[n].append(i) if n is not None else loose.append(i))
+            held = sha_at.get(records[i][1].parent, [])
+            at = next((n for n in reversed(held) if applied[n] < i), held[0] if held else None)
+            (after[at].append(i) if at is not None else loose.append(i))
         out: list[int] = []
         for n, i in enumerate(applied):
             out.append(i)
@@ -597,6 +594,16 @@ def _older(since: dt.datetime, now: dt.datetime, grace: dt.timedelta) -> bool:
         return now - since >= grace
     except TypeError:
         return False
+
+
+def _may_precede(record: VersionRecord, parent: str | None) -> bool:
+    """Whether ``record`` can be the version a change with ``parent`` replaced: the one that
+    holds that hash; for no parent (no file), a delete. A redacted version has lost its hash,
+    and a redaction also drops the next version's parent (:meth:`History.redact`), so it
+    stands for any parent, none included."""
+    if record.redacted:
+        return True
+    return record.operation == "deleted" if parent is None else record.sha256 == parent
 
 
 def _merge_loose(out: list[int], loose: list[int]) -> list[int]:

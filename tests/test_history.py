@@ -14,6 +14,8 @@ import itertools
 import json
 import multiprocessing
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -516,6 +518,57 @@ def test_redact_keeps_a_blob_another_version_refers_to() -> None:
     assert h.show("memory/b.md", h.log("memory/b.md").versions[0].id) == same
 
 
+def _edited_restored_redacted(fs: MemFS) -> list[str]:
+    """Create, edit twice, restore the first version, redact the second: the ids in the order
+    the store applied the changes (the restore last)."""
+    for body in ("Process engineer.", "Quality engineer.", "Plant manager."):
+        fs.pipe_file("memory/role.md", memory("role", body))
+    h = History(fs)
+    written = [v.id for v in h.log("memory/role.md").versions]
+    restored = h.restore("memory/role.md", written[0])
+    h.redact("memory/role.md", written[1])
+    return [*written, restored.id]
+
+
+def test_the_log_keeps_the_store_order_after_a_restore_and_a_redaction(fs: MemFS) -> None:
+    applied = _edited_restored_redacted(fs)
+    log = History(fs).log("memory/role.md")
+    assert [v.id for v in log.versions] == applied
+    assert [(v.record.operation, v.status) for v in log.versions] == [
+        ("created", "applied"),
+        ("modified", "redacted"),
+        ("modified", "applied"),
+        ("restored", "current"),
+    ]
+    [every] = History(fs).log_all()
+    assert every.path == "memory/role.md" and [v.id for v in every.versions] == applied
+
+
+def test_a_version_not_applied_stays_after_the_version_it_branched_from(tmp_path: Path) -> None:
+    """Its parent's bytes are written again later by a restore: it still follows the first."""
+    inner = make_store("local", tmp_path)
+    clock = Ticks()
+    fs = mount(inner, now=clock)
+    first, second = memory("role", "Process engineer."), memory("role", "Quality engineer.")
+    fs.pipe_file("memory/role.md", first)
+    with pytest.raises(Killed):
+        mount(DiesBeforeFileWrite(inner, "memory/role.md"), now=clock).pipe_file(
+            "memory/role.md", memory("role", "Crashed edit.")
+        )
+    fs.pipe_file("memory/role.md", second)
+    h = History(fs)
+    created, crashed, modified = (v.id for v in h.log("memory/role.md").versions)
+    restored = h.restore("memory/role.md", created).id
+    log = h.log("memory/role.md")
+    assert [v.id for v in log.versions] == [created, crashed, modified, restored]
+    assert [v.status for v in log.versions] == [
+        "applied",
+        "recorded, not applied",
+        "applied",
+        "current",
+    ]
+
+
 # -- retention and gc ----------------------------------------------------------------------------
 
 
@@ -691,6 +744,29 @@ def test_show_diff_restore_redact_gc(
     assert main(["gc", root, "--keep", "1", "--json"]) == 0
     capsys.readouterr()
     assert [v.status for v in History(fs).log("memory/role.md").versions] == ["current"]
+
+
+def test_memfs_log_lists_a_restore_and_a_redaction_oldest_first(tmp_path: Path) -> None:
+    """The real command, table and --json, in the order the store applied the changes."""
+    root = tmp_path / "ws"
+    applied = _edited_restored_redacted(mount(LocalFileStore(root)))
+    cli = [sys.executable, "-m", "memfs.cli", "log", str(root), "memory/role.md"]
+    table = subprocess.run(cli, capture_output=True, text=True, timeout=120, check=True).stdout
+    rows = [line.split("│") for line in table.splitlines() if line.startswith("│ ")]
+    rows = [cells for cells in rows if cells[1].strip()]  # a wrapped cell's line has no id
+    assert [cells[1].strip() for cells in rows] == applied
+    assert [cells[-2].strip() for cells in rows] == [
+        "applied",
+        "redacted",
+        "applied",
+        "current",
+    ]
+    done = subprocess.run([*cli, "--json"], capture_output=True, text=True, timeout=120, check=True)
+    [logged] = json.loads(done.stdout)
+    entries = logged["versions"]
+    assert logged["path"] == "memory/role.md"
+    assert [v["record"]["id"] for v in entries] == applied
+    assert [v["status"] for v in entries] == ["applied", "redacted", "applied", "current"]
 
 
 BAD = [
