@@ -20,8 +20,9 @@ what on a line is a **memory reference**, in every layout:
 * everything else is prose.
 
 Text inside an HTML comment (``<!-- one line per memory: - [Title](slug.md) -->``, on one line
-or across several) is never a memory reference: Markdown does not render it, and real indexes
-keep their templates and examples there.
+or, when a line starts with ``<!--``, across several up to ``-->``) is never a memory reference:
+Markdown does not render it, and real indexes keep their templates and examples there. An
+unclosed ``<!--`` inside a line is text, as in Markdown.
 
 Two or more distinct memory references on a line make it a **packed** line; exactly one makes
 it an **entry** (a line that links a memory), and the text after that reference is its hook;
@@ -328,6 +329,11 @@ def _uncommented(line: str, open_comment: bool) -> tuple[str, bool]:
                 out.append(line[at:])
                 break
             out.append(line[at:begin])
+            if line.find("-->", begin + 4) < 0 and line[:begin].strip():
+                # Markdown opens a comment across lines only at a line's start; an unclosed
+                # "<!--" inside a sentence is text, and must not hide the index below it.
+                out.append(line[begin:])
+                break
             at, open_comment = begin, True
     return "".join(out), open_comment
 

@@ -68,13 +68,20 @@ def test_html_comments_hold_no_memory_references():
         "- [Example](example.md) — `topic.md`\n"
         "-->\n"
         "- [Last](last.md) — after the comment\n"
+        "- [Arrow](arrow.md) — an unclosed <!-- inside a line is text\n"
+        "- [Still](still.md) — so this line is an entry\n"
     )
     files = {"memory/real.md", "memory/after.md", "memory/last.md", "memory/topic.md"}
+    files |= {"memory/arrow.md", "memory/still.md"}
     idx = parse_index(text, memory_files=files)
     assert [p.memory_paths for p in idx.packed] == [["memory/real.md", "memory/after.md"]]
-    assert [(e.memory_path, e.line) for e in idx.entries] == [("memory/last.md", 8)]
+    assert [(e.memory_path, e.line) for e in idx.entries] == [
+        ("memory/last.md", 8),
+        ("memory/arrow.md", 9),
+        ("memory/still.md", 10),
+    ]
     assert [o.line for o in idx.other] == [1, 3, 4, 6, 7]
-    assert idx.linked_paths() == {"memory/real.md", "memory/after.md", "memory/last.md"}
+    assert idx.linked_paths() == files - {"memory/topic.md"}
 
 
 def test_no_size_cap():
