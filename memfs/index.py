@@ -19,6 +19,11 @@ what on a line is a **memory reference**, in every layout:
   ``CLAUDE.md``, ``BACKLOG.md``, ``docs/plan.md`` beside a ``.claude/memory/`` store — is prose;
 * everything else is prose.
 
+Text inside an HTML comment (``<!-- one line per memory: - [Title](slug.md) -->``, on one line
+or, when a line starts with ``<!--``, across several up to ``-->``) is never a memory reference:
+Markdown does not render it, and real indexes keep their templates and examples there. An
+unclosed ``<!--`` inside a line is text, as in Markdown.
+
 Two or more distinct memory references on a line make it a **packed** line; exactly one makes
 it an **entry** (a line that links a memory), and the text after that reference is its hook;
 none makes it an *other* line (headings, prose, links to code or to the web). A second memory
@@ -306,6 +311,33 @@ class _Resolver:
         return found
 
 
+def _uncommented(line: str, open_comment: bool) -> tuple[str, bool]:
+    """``line`` with HTML comment text blanked to spaces (columns kept), and whether a comment
+    is still open at its end."""
+    if not open_comment and "<!--" not in line:
+        return line, False
+    out, at = [], 0
+    while at < len(line):
+        if open_comment:
+            close = line.find("-->", at)
+            stop = len(line) if close < 0 else close + 3
+            out.append(" " * (stop - at))
+            at, open_comment = stop, close < 0
+        else:
+            begin = line.find("<!--", at)
+            if begin < 0:
+                out.append(line[at:])
+                break
+            out.append(line[at:begin])
+            if line.find("-->", begin + 4) < 0 and line[:begin].strip():
+                # Markdown opens a comment across lines only at a line's start; an unclosed
+                # "<!--" inside a sentence is text, and must not hide the index below it.
+                out.append(line[begin:])
+                break
+            at, open_comment = begin, True
+    return "".join(out), open_comment
+
+
 def _ref(fields: tuple[RefKind, str, str, str, str | None, int, int]) -> IndexRef:
     # NamedTuple's generated __new__ is a Python function; the tuple constructor is not.
     return tuple.__new__(IndexRef, fields)
@@ -336,10 +368,12 @@ def parse_index(
     lines = text.splitlines()
     index.line_count = len(lines)
     found: list[tuple[int, IndexRef]] = []
+    in_comment = False
     for no, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        memory = resolver.refs(raw)
+        seen, in_comment = _uncommented(raw, in_comment)
+        memory = resolver.refs(seen)
         if not memory:
             index.other.append(OtherLine(line=no, text=raw))
             continue

@@ -57,6 +57,33 @@ def test_same_file_twice_on_one_line_is_an_entry():
     assert len(idx.entries) == 1 and not idx.packed
 
 
+def test_html_comments_hold_no_memory_references():
+    # The shape real stores commit: a template line in a comment, an example across several.
+    text = (
+        "<!-- one line per memory: - [Title](slug.md) — short hook -->\n"
+        "- [Real](real.md) — kept <!-- not [[other-slug]] --> and [after](after.md)\n"
+        "<!--\n"
+        "Example:\n"
+        "\n"
+        "- [Example](example.md) — `topic.md`\n"
+        "-->\n"
+        "- [Last](last.md) — after the comment\n"
+        "- [Arrow](arrow.md) — an unclosed <!-- inside a line is text\n"
+        "- [Still](still.md) — so this line is an entry\n"
+    )
+    files = {"memory/real.md", "memory/after.md", "memory/last.md", "memory/topic.md"}
+    files |= {"memory/arrow.md", "memory/still.md"}
+    idx = parse_index(text, memory_files=files)
+    assert [p.memory_paths for p in idx.packed] == [["memory/real.md", "memory/after.md"]]
+    assert [(e.memory_path, e.line) for e in idx.entries] == [
+        ("memory/last.md", 8),
+        ("memory/arrow.md", 9),
+        ("memory/still.md", 10),
+    ]
+    assert [o.line for o in idx.other] == [1, 3, 4, 6, 7]
+    assert idx.linked_paths() == files - {"memory/topic.md"}
+
+
 def test_no_size_cap():
     text = "".join(f"- [m{i}](memory/m{i}.md) — hook {i}\n" for i in range(5000))
     assert len(parse_index(text).entries) == 5000

@@ -508,3 +508,24 @@ def test_the_store_comparison_script_agrees_on_every_fixture(capsys):
     rows = capsys.readouterr().out.splitlines()[1:]
     assert sorted(r.split(" | ")[0] for r in rows) == [n for n in FIXTURE_STORES if n != "platform"]
     assert all("| yes | bytes" in r for r in rows)
+
+
+def test_the_real_store_script_names_findings_without_their_values(tmp_path, capsys):
+    from benchmarks.real_stores import REAL_STORES, guard_findings
+    from benchmarks.real_stores import main as real_stores
+
+    memory = tmp_path / "store" / ".claude" / "memory"
+    memory.mkdir(parents=True)
+    secret = "Zq7!mP2#wLx9vR4t"
+    (memory / "MEMORY.md").write_text("- [Admin](admin.md) — the admin page\n")
+    (memory / "admin.md").write_text(f"# Admin\n\nThe admin password is `{secret}`.\n")
+    (memory / "clean.md").write_text("# Clean\n\nNothing to see.\n")
+    scanned, found = guard_findings(tmp_path / "store")
+    assert scanned == 3
+    assert list(found) == [".claude/memory/admin.md"]
+    assert all(hit.startswith("line 3: ") for hit in found[".claude/memory/admin.md"])
+    assert real_stores([str(tmp_path / "store")]) == 0
+    out = capsys.readouterr().out
+    assert "guard: 1 of 3 files with findings" in out and secret not in out
+    assert real_stores(["--list"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(REAL_STORES) > 0
