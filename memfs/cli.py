@@ -21,13 +21,15 @@ from __future__ import annotations
 import argparse
 import errno
 import os
-import socket
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from memfs.errors import MissingPackageError, describe_storage_failure, is_expected_failure
 from memfs.extras import DISTRIBUTION, MissingExtraError, extra_for
+
+if TYPE_CHECKING:
+    import socket
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -124,6 +126,8 @@ def listening_socket(host: str, port: int, *, holder: str = "") -> socket.socket
 
     A port another process holds is one :class:`OSError` saying what to do; ``holder`` names
     who is likely to hold it (``"another `memfs mcp --http`"``)."""
+    import socket  # only the serving commands listen; the others never load it
+
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:

@@ -16,11 +16,13 @@ import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from memfs.errors import BucketNotFoundError
-from memfs.filesystem import MemFS
 from memfs.layout import INDEX_NAME, LAYOUT_CHOICES, Detection, Layout, resolve_layout
-from memfs.stores import FileStore, FsspecFileStore, LocalFileStore
+from memfs.stores import FileStore, LocalFileStore
 
-if TYPE_CHECKING:  # the manifest's pydantic models load with the commands that read one
+if TYPE_CHECKING:
+    # MemFS (and fsspec under it) loads when a workspace is opened as one; the manifest's
+    # pydantic models load with the commands that read one.
+    from memfs.filesystem import MemFS
     from memfs.manifest import AgentManifest
 
 _NOT_A_WORKSPACE = ("http", "https")
@@ -42,6 +44,8 @@ def open_store(target: str, *, create: bool = False, offer_create: bool = False)
                 "gives memfs no directory listing or writes to rely on. Give a local directory "
                 "or an object store URL such as s3://bucket/items/42."
             )
+        from memfs.stores import FsspecFileStore
+
         store = FsspecFileStore(target)
         _check_bucket(store, target)
         return store
@@ -100,13 +104,24 @@ def open_workspace(
     """
     if read_only and create:
         raise ValueError("A read-only workspace is never created; drop --create or --read-only.")
-    store = open_store(target, create=create, offer_create=offer_create)
-    if isinstance(layout, Layout):
-        found = Detection(layout, "given")
-    else:
-        found = resolve_layout(layout, store.ls(""), lambda: _root_index_links(store))
+    store, found = open_store_in_layout(
+        target, create=create, offer_create=offer_create, layout=layout
+    )
+    from memfs.filesystem import MemFS
+
     fs = MemFS(store, layout=found.layout, read_only=read_only)
     return Workspace(fs, found)
+
+
+def open_store_in_layout(
+    target: str, *, create: bool = False, offer_create: bool = False, layout: Layout | str = "auto"
+) -> tuple[FileStore, Detection]:
+    """The store behind ``target`` (:func:`open_store`) and its layout, with why; what
+    :func:`open_workspace` mounts, for a reader that needs no :class:`MemFS` around it."""
+    store = open_store(target, create=create, offer_create=offer_create)
+    if isinstance(layout, Layout):
+        return store, Detection(layout, "given")
+    return store, resolve_layout(layout, store.ls(""), lambda: _root_index_links(store))
 
 
 def layout_notice(command: str, found: Detection) -> str | None:

@@ -41,7 +41,6 @@ from fsspec.utils import other_paths
 
 from memfs import errors, staleness
 from memfs.conflicts import check_sha256, content_sha256
-from memfs.credentials import check_credentials
 from memfs.frontmatter_block import change_date, clamp_future_date, stamp_date
 from memfs.layout import PLATFORM, Layout
 from memfs.paths import normalize, parent
@@ -54,8 +53,8 @@ from memfs.stores import (
     supports_versioned_reads,
     with_preconditions,
 )
-from memfs.tags import escape_for_agent_bytes
 from memfs.versions import NO_HISTORY, HistoryOptions
+from memfs.views import agent_view, strip_protocol, utc_today
 
 Clock = Callable[[], dt.date]
 Change = Callable[[bytes | None], bytes]
@@ -81,8 +80,12 @@ UNKNOWN_ACTOR = "unknown"
 (:meth:`MemFS.acting_as`)."""
 
 
-def utc_today() -> dt.date:
-    return dt.datetime.now(dt.UTC).date()
+def check_credentials(rel: str, data: bytes) -> None:
+    """:func:`memfs.credentials.check_credentials`, imported at the first guarded write: a
+    reader (``memfs stats``, ``memfs grep``) never loads the credential engine."""
+    from memfs.credentials import check_credentials as check
+
+    check(rel, data)
 
 
 def _resolve_store(
@@ -279,13 +282,7 @@ class MemFS(AbstractFileSystem):
         if isinstance(path, list):
             return [cls._strip_protocol(p) for p in path]
         path = str(path) if isinstance(path, os.PathLike) else path
-        if isinstance(path, str):
-            if path.startswith("memfs://"):
-                path = path[len("memfs://") :]
-            path = path.rstrip("/")
-            while path.startswith("/"):
-                path = path[1:]
-        return path
+        return strip_protocol(path) if isinstance(path, str) else path
 
     def _rel(self, path: str) -> str:
         return normalize(self._strip_protocol(path), allow_absolute=True)
@@ -297,16 +294,11 @@ class MemFS(AbstractFileSystem):
     # -- the view a reader gets ------------------------------------------------------------------
 
     def _view(self, rel: str, raw: bytes, version: Hashable | None = None) -> bytes:
-        """What an agent reads of ``rel``: a memory file decorated (:mod:`memfs.staleness`),
-        any other file with MemFS's own tags in it escaped (:mod:`memfs.tags`), so that no
-        surface reading through this view can show a forged reminder or frame. ``version``
-        (from a store with versioned reads) lets a view of the same version be reused without
-        comparing the bytes again."""
+        """What an agent reads of ``rel`` (:func:`memfs.views.agent_view`), or ``raw`` itself
+        from the :attr:`raw` view."""
         if not self.decorates:
             return raw
-        if self.layout.is_memory_file(rel):
-            return staleness.decorate(raw, self.today(), version)
-        return escape_for_agent_bytes(raw, version)
+        return agent_view(self.layout, rel, raw, self.today(), version)
 
     def _read(self, rel: str) -> tuple[bytes, Hashable | None]:
         """One store read, with the version when the store can tell it."""

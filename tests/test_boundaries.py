@@ -25,6 +25,7 @@ BELOW_THE_FILESYSTEM = (
     "memfs.stores",
     "memfs.tags",
     "memfs.versions",
+    "memfs.views",
 )
 """Modules the filesystem is built on: none of them may import it, not even for type checking."""
 

@@ -1,4 +1,8 @@
-"""``memfs cat WORKSPACE PATH [--raw] [--binary]``: a file as the agent reads it, or its bytes."""
+"""``memfs cat WORKSPACE PATH [--raw] [--binary]``: a file as the agent reads it, or its bytes.
+
+It reads the way a read-only :class:`~memfs.filesystem.MemFS` does (:mod:`memfs.views` is the
+rule both follow) without building one: a local workspace is read without importing fsspec.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ import argparse
 import errno
 import sys
 
-from memfs.cli_workspace import add_workspace_argument, layout_notice, open_workspace
+from memfs.cli_workspace import add_workspace_argument, layout_notice, open_store_in_layout
+from memfs.views import agent_view, read_stored, utc_today, workspace_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -42,9 +47,10 @@ def is_binary(data: bytes) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
+    store, found = open_store_in_layout(args.workspace, layout=args.layout)
+    rel = workspace_path(args.path)
     try:
-        data = (fs.raw if args.raw else fs).cat_file(args.path)
+        data, version = read_stored(store, rel)
     except IsADirectoryError:
         raise IsADirectoryError(
             errno.EISDIR,
@@ -57,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
             f"No file {args.path!r} in the workspace {args.workspace}. Give a path relative to "
             "the workspace root, such as MEMORY.md or memory/user-role.md.",
         ) from None
+    if not args.raw:
+        data = agent_view(found.layout, rel, data, utc_today(), version)
     if not args.binary and is_binary(data):
         raise ValueError(
             f"{args.path!r} is a binary file ({len(data):,} bytes), not text; nothing was "

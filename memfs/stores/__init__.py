@@ -9,8 +9,9 @@
 :func:`with_preconditions` gives a store that lacks it a process-locked compare-and-write.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from memfs.stores.conditional import ProcessLockedStore, with_preconditions
-from memfs.stores.fsspec import FsspecFileStore
 from memfs.stores.host import TEMP_PREFIX
 from memfs.stores.local import LocalFileStore
 from memfs.stores.memory import InMemoryFileStore
@@ -21,7 +22,24 @@ from memfs.stores.protocol import (
     supports_preconditions,
     supports_versioned_reads,
 )
-from memfs.stores.s3 import S3FileStore
+
+if TYPE_CHECKING:
+    from memfs.stores.fsspec import FsspecFileStore
+    from memfs.stores.s3 import S3FileStore
+
+_FSSPEC_STORES = ("FsspecFileStore", "S3FileStore")
+"""The stores that import fsspec, loaded when first named: a local workspace never needs it."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FSSPEC_STORES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # Both at once: the S3 store registers itself with FsspecFileStore when it is imported.
+    from memfs.stores import fsspec, s3
+
+    globals().update(FsspecFileStore=fsspec.FsspecFileStore, S3FileStore=s3.S3FileStore)
+    return globals()[name]
+
 
 __all__ = [
     "TEMP_PREFIX",
