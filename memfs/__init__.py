@@ -124,7 +124,7 @@ _EXPORTS: dict[str, str] = {
     "HistoryOptions": "memfs.versions",
     "Retention": "memfs.versions",
     # search
-    "SearchArgs": "memfs.search",
+    "SearchArgs": "memfs.search_args",
     "SearchResult": "memfs.search",
     "search_memory": "memfs.search",
     "format_matches": "memfs.search",
@@ -205,12 +205,12 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     from memfs.receipt import write_receipt
     from memfs.records import MemoryRecord, parse_memory
     from memfs.search import (
-        SearchArgs,
         SearchResult,
         format_matches,
         search_memory,
     )
     from memfs.search import describe as describe_search
+    from memfs.search_args import SearchArgs
     from memfs.staleness import FRESH_DAYS, memory_age, reminder_text, split_view
     from memfs.stats import Measurement, StatsReport, collect_stats, measure
     from memfs.stores import (

@@ -36,8 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from memfs import errors
 from memfs.errors import SearchPatternError
 from memfs.filesystem import MemFS
@@ -72,24 +70,6 @@ MAX_LINE_CHARS = 240
 _KEY = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:")
 
 Part = Literal["name", "description", "body"]
-
-
-class SearchArgs(BaseModel):
-    """The arguments of a memory search, as a tool call sends them."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    pattern: str = Field(
-        description="Text to find (case-sensitive substring unless regex or ignore_case is set)."
-    )
-    regex: bool = Field(default=False, description="Treat pattern as a Python regular expression.")
-    ignore_case: bool = Field(default=False, description="Match regardless of letter case.")
-    context: int = Field(
-        default=DEFAULT_CONTEXT,
-        ge=0,
-        le=MAX_CONTEXT,
-        description="Lines of context to show before and after each matching line.",
-    )
 
 
 @dataclass(frozen=True)
