@@ -1,0 +1,165 @@
+"""The scaling rows: whole-store passes from 10 to 10,000 memories, each against its baseline.
+
+    python -m benchmarks.bench_scaling                     # 10, 100, 1,000, 10,000 files
+    python -m benchmarks.bench_scaling --sizes 10,100,1000 --repeats 3
+
+At each size, in the same run and interleaved (:func:`benchmarks.harness.compare`):
+
+* ``collect_stats`` against ``os.walk`` + reading every file;
+* ``search_memory`` (a substring that is in every memory) against ``os.walk`` + read +
+  ``re.search`` on each file;
+* a chat turn (``build_chat_turn``) against a raw read of ``MEMORY.md``.
+
+Writes ``benchmarks/results/scaling-<date>.json`` and the plot of the paired ratios,
+``docs/assets/benchmarks-scaling.png`` (matplotlib, the ``plot`` extra), which
+docs/benchmarks.md shows. Rerun it after a change to any of the three paths.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import sys
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+from memfs.filesystem import MemFS
+from memfs.layout import INDEX_FILE
+from memfs.manifest import AgentManifest
+from memfs.search import search_memory
+from memfs.stats import collect_stats
+from memfs.stores import LocalFileStore
+from memfs.turns import build_chat_turn
+
+from benchmarks.bench_stats import clear_parse_caches, walk_and_read
+from benchmarks.harness import Comparison, compare
+from benchmarks.workspaces import Workspaces, bench_clock
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PLOT = Path(__file__).resolve().parent.parent / "docs" / "assets" / "benchmarks-scaling.png"
+SIZES = (10, 100, 1_000, 10_000)
+NEEDLE = "---"  # every memory file opens its frontmatter with it: every file matches
+TARGETS = {"collect_stats": 2.0, "search_memory": 1.5, "chat turn": 2.0}
+"""The ratio each path should stay under at every size."""
+
+
+def walk_read_search(root: str, pattern: re.Pattern[str]) -> int:
+    hits = 0
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            with open(os.path.join(dirpath, name), encoding="utf-8", errors="replace") as f:
+                hits += pattern.search(f.read()) is not None
+    return hits
+
+
+def read_index(root: str) -> int:
+    with open(os.path.join(root, INDEX_FILE), "rb") as f:
+        return len(f.read())
+
+
+def chat_turn(fs: MemFS) -> object:
+    return build_chat_turn(transcript=[], user_message="hello", manifest=AgentManifest(), fs=fs)
+
+
+def pairs(root: str) -> dict[str, tuple[str, Callable[[], object], Callable[[], object]]]:
+    """Each scaling path at one store: its baseline's label, the baseline, the candidate."""
+    fs = MemFS(LocalFileStore(root), clock=bench_clock)
+    return {
+        "collect_stats": (
+            "os.walk + read",
+            partial(walk_and_read, root),
+            partial(collect_stats, fs),
+        ),
+        "search_memory": (
+            "os.walk + read + re",
+            partial(walk_read_search, root, re.compile(re.escape(NEEDLE))),
+            partial(search_memory, fs, NEEDLE),
+        ),
+        "chat turn": ("raw read of MEMORY.md", partial(read_index, root), partial(chat_turn, fs)),
+    }
+
+
+def measure_sizes(ws: Workspaces, sizes: tuple[int, ...], repeats: int) -> dict[str, dict]:
+    """``{path: {size: Comparison.summary()}}``, cold caches before each pass (a process's)."""
+    out: dict[str, dict] = {name: {} for name in TARGETS}
+    for n in sizes:
+        root = ws.generated_dir(n)
+        for name, (label, base, cand) in pairs(root).items():
+            c: Comparison = compare(
+                base,
+                cand,
+                baseline_label=label,
+                candidate_label=name,
+                repeats=repeats if n < 10_000 else max(3, repeats // 3),
+                number=None if n < 1_000 else 1,  # small stores: batches long enough to time
+                setup=clear_parse_caches,
+            )
+            out[name][str(n)] = c.summary()
+            print(f"{name} at {n:,} files: {c.ratio_paired:.2f}× {label}", file=sys.stderr)
+    return out
+
+
+def plot(figures: dict[str, dict], path: Path) -> None:
+    """Paired ratio against store size, one line a path, its target dashed."""
+    from memfs.extras import require
+
+    require("plot", "matplotlib").use("Agg")
+    plt = require("plot", "matplotlib.pyplot")
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    for (name, by_size), colour in zip(figures.items(), ("C0", "C1", "C2"), strict=False):
+        sizes = sorted(by_size, key=int)
+        ax.plot(
+            [int(s) for s in sizes],
+            [by_size[s]["ratio_paired"] for s in sizes],
+            marker="o",
+            color=colour,
+            label=f"{name} (vs {by_size[sizes[0]]['baseline']['label']})",
+        )
+        ax.axhline(TARGETS[name], color=colour, linestyle="--", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("memory files in the store")
+    ax.set_ylabel("time ÷ baseline (paired median)")
+    ax.set_ylim(bottom=0)
+    ax.set_title("Whole-store passes against their baselines (dashed: target)")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="store sizes, in files")
+    ap.add_argument("--repeats", type=int, default=5, help="pairs per comparison (a third at 10k)")
+    ap.add_argument("--out", default=str(RESULTS), help="directory for the results file")
+    ap.add_argument("--plot", default=str(PLOT), help="the PNG to write")
+    args = ap.parse_args(argv)
+    sizes = tuple(int(s) for s in args.sizes.split(","))
+    with Workspaces() as ws:
+        figures = measure_sizes(ws, sizes, args.repeats)
+    stamp = dt.datetime.now(dt.UTC).date().isoformat()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"scaling-{stamp}.json"
+    report = {
+        "command": f"python -m benchmarks.bench_scaling --sizes {args.sizes} "
+        f"--repeats {args.repeats}",
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "targets": TARGETS,
+        "figures": figures,
+    }
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    plot(figures, Path(args.plot))
+    print(f"wrote {path} and {args.plot}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

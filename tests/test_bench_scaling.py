@@ -1,0 +1,26 @@
+"""The scaling benchmark writes its results file and its plot from a run of small stores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from benchmarks import bench_scaling
+
+pytest.importorskip("matplotlib")
+
+
+def test_a_small_run_writes_every_path_at_every_size_and_the_plot(tmp_path: Path) -> None:
+    png = tmp_path / "scaling.png"
+    code = bench_scaling.main(
+        ["--sizes", "10,20", "--repeats", "1", "--out", str(tmp_path), "--plot", str(png)]
+    )
+    assert code == 0
+    (results,) = tmp_path.glob("scaling-*.json")
+    figures = json.loads(results.read_text())["figures"]
+    assert set(figures) == set(bench_scaling.TARGETS)
+    for by_size in figures.values():
+        assert set(by_size) == {"10", "20"}
+        assert all(f["ratio_paired"] > 0 for f in by_size.values())
+    assert png.read_bytes().startswith(b"\x89PNG")
