@@ -25,6 +25,7 @@ import datetime as dt
 import difflib
 import json
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -35,6 +36,9 @@ from memfs.errors import PreconditionFailedError, ReadOnlyError, UnsafePathError
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
 from memfs.versions import Retention, VersionRecord
+
+READERS = 16
+"""Records read at once by a log: enough to hide S3's round trips, few enough for a laptop."""
 
 Status = Literal["current", "applied", "recorded, not applied", "redacted"]
 
@@ -121,6 +125,15 @@ class History:
             raise VersionError("The workspace root has no versions; name a file.")
         return rel
 
+    def _load_all(self, keys: list[str]) -> list[VersionRecord | DamagedRecord | None]:
+        """:meth:`_load` of each of ``keys``, in order. The reads go out together (on S3 a
+        request each, so a log of hundreds of versions waits for a few round trips, not for
+        hundreds one after another)."""
+        if len(keys) < 2:
+            return [self._load(key) for key in keys]
+        with ThreadPoolExecutor(max_workers=min(READERS, len(keys))) as pool:
+            return list(pool.map(self._load, keys))
+
     def _load(self, key: str) -> VersionRecord | DamagedRecord | None:
         """The record at ``key``; a DamagedRecord when it cannot be used; None when gone."""
         try:
@@ -157,8 +170,8 @@ class History:
 
     def _read_dir(self, rel: str) -> tuple[list[tuple[str, VersionRecord]], list[DamagedRecord]]:
         found, damaged = [], []
-        for key in versions.record_keys(self.store, rel):
-            loaded = self._load(key)
+        keys = versions.record_keys(self.store, rel)
+        for key, loaded in zip(keys, self._load_all(keys), strict=True):
             if isinstance(loaded, VersionRecord):
                 found.append((key, loaded))
             elif loaded is not None:
@@ -187,8 +200,8 @@ class History:
         by_dir: dict[str, tuple[list[tuple[str, VersionRecord]], list[DamagedRecord]]] = (
             defaultdict(lambda: ([], []))
         )
-        for key in versions.record_keys(self.store):
-            loaded = self._load(key)
+        keys = versions.record_keys(self.store)
+        for key, loaded in zip(keys, self._load_all(keys), strict=True):
             if loaded is not None:
                 found, damaged = by_dir[key.rpartition("/")[0]]
                 (
@@ -352,12 +365,13 @@ class History:
                 "version before it."
             )
         try:
-            data = self.store.read(versions.blob_key(r.sha256))
+            stored = self.store.read(versions.blob_key(r.sha256))
         except FileNotFoundError:
             raise VersionError(
                 f"the content of version {r.id} of {r.path} is missing from the store."
             ) from None
-        if content_sha256(data) != r.sha256:
+        data = versions.decode_blob(stored, r.sha256)
+        if data is None:
             raise VersionError(
                 f"the stored content of version {r.id} of {r.path} is damaged (it does not "
                 "match the hash its record holds); nothing was used or changed, the live file "

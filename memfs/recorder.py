@@ -25,6 +25,7 @@ from memfs.versions import (
     Operation,
     new_record,
     prune_file,
+    prune_slack,
     put_version,
     read_record,
     record_keys,
@@ -57,10 +58,14 @@ class Recorder:
         """path -> the sha256 of content a version of it is known to hold (this process wrote
         or found it), so a change of what this process wrote costs no look-up. Shared by the
         views of one MemFS (:meth:`share_known`)."""
+        self.counted: dict[str, int] = {}
+        """path -> how many records it had when last listed, plus those this process added
+        since: retention prunes a file once this passes the slack, not on every change."""
 
     def share_known(self, other: Recorder) -> None:
         """Use ``other``'s knowledge of what is recorded (a view of the same workspace)."""
         self.held = other.held
+        self.counted = other.counted
 
     def _known(self, rel: str, sha: str | None) -> None:
         if sha is None:
@@ -213,7 +218,9 @@ class Recorder:
         it does not; none when this process wrote or found that content (:attr:`held`)."""
         if self.held.get(rel) == sha:
             return True
-        for key in reversed(record_keys(self.store, rel)):
+        keys = record_keys(self.store, rel)
+        self._count(rel, len(keys))
+        for key in reversed(keys):
             record = read_record(self.store, key)
             if record is not None and record.path == rel and record.sha256 == sha:
                 self._known(rel, sha)
@@ -259,7 +266,27 @@ class Recorder:
             ),
         )
         self._known(rel, sha)
+        if rel in self.counted:
+            self.counted[rel] += 1
+
+    def _count(self, rel: str, n: int) -> None:
+        if len(self.counted) >= KNOWN_PATHS:
+            self.counted.clear()  # a bound, as for ``held``
+        self.counted[rel] = n
 
     def _after_change(self, rel: str) -> None:
-        if self.options.prune_on_write:
-            prune_file(self.store, rel, self.options.retention, self.options.now())
+        """Apply the retention to ``rel``'s records: when it keeps a count, only once the
+        file may hold :func:`~memfs.versions.prune_slack` records past it (a file not yet
+        counted is listed once), so most changes cost no listing."""
+        retention = self.options.retention
+        if not self.options.prune_on_write or retention.keeps_everything:
+            return
+        n = self.counted.get(rel)
+        if n is not None:
+            n += 1
+            self.counted[rel] = n
+            if retention.keep is not None and n <= retention.keep + prune_slack(retention.keep):
+                return
+        keys = record_keys(self.store, rel)
+        gone = prune_file(self.store, rel, retention, self.options.now(), keys)
+        self._count(rel, len(keys) - len(gone))

@@ -4,7 +4,10 @@ Every change MemFS makes to a memory file or the index (create, modify, delete, 
 is kept in the same store, under memfs's own area (:data:`memfs.paths.RESERVED_DIR`), which no
 workspace path reaches and no listing shows:
 
-* ``.memfs/history/blobs/<sha256>`` — the bytes of a version, stored once per hash;
+* ``.memfs/history/blobs/<sha256>`` — the bytes of a version, stored once per hash,
+  zlib-compressed behind :data:`BLOB_MAGIC` (:func:`encode_blob`); a blob without that
+  header (as earlier memfs wrote them) is the bytes themselves, and reads the same. The
+  sha256 always names, and verifies, the uncompressed bytes;
 * ``.memfs/history/records/<key>/<time>-<id>.json`` — one small JSON record per version
   (:class:`VersionRecord`), ``<key>`` the first 32 hex digits of the sha256 of the file's path,
   ``<time>`` sortable UTC, ``<id>`` a random 12-digit hex id, so a listing orders them.
@@ -16,6 +19,12 @@ the record and before the file leaves a record whose content is not (yet) the fi
 ``memfs log`` shows as "recorded, not applied" and ``memfs restore`` can apply. A record names
 the hash of the content it replaced (``parent``); the file write is conditional on it, so the
 records that were applied form one chain in the order the store accepted the writes.
+
+History is bounded by default (:data:`DEFAULT_RETENTION`): each change of a file prunes that
+file's oldest records once it has a quarter more than the retention keeps
+(:func:`prune_slack`), so the listing and the deletes cost one change in a dozen, not every
+one; the blobs no
+record refers to any more go with ``memfs gc``, which sees every file.
 
 This module writes and reads those objects; :meth:`MemFS.save
 <memfs.filesystem.MemFS.save>` decides when (the one write path), and :mod:`memfs.history` is
@@ -30,8 +39,9 @@ import datetime as dt
 import hashlib
 import json
 import secrets
+import zlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from memfs.conflicts import content_sha256
@@ -59,6 +69,18 @@ Operation = Literal["created", "modified", "deleted", "restored", "unrecorded"]
 kept or outside memfs), recorded before its first change or delete, or by ``gc``."""
 
 _STAMP = "%Y%m%dT%H%M%S.%fZ"
+
+BLOB_MAGIC = b"\x00memfs-zlib\n"
+"""The header of a compressed blob. A memory file is text and never starts with a NUL byte;
+and a blob is only ever used when its decoded bytes match its record's sha256, so a raw blob
+that happened to start so is still read right (:func:`decode_blob`)."""
+
+
+def prune_slack(keep: int) -> int:
+    """How many records past ``keep`` a file may gather before a change prunes it (a quarter
+    of ``keep``): one listing and a batch of deletes every ``keep // 4`` changes instead of
+    on each."""
+    return keep // 4
 
 
 def utc_now() -> dt.datetime:
@@ -91,15 +113,23 @@ class Retention:
         return self.keep is None and self.max_age_days is None
 
 
+DEFAULT_RETENTION = Retention(keep=50)
+"""What a workspace keeps unless told otherwise: the last 50 versions of each file, of any
+age. A count and not an age, because pods need not agree on the time, and an agent that
+edits one memory a thousand times in an afternoon should not keep a thousand versions."""
+
+
 @dataclass(frozen=True)
 class HistoryOptions:
     """What MemFS records: on or off, retention, and the injected clock and id source."""
 
     enabled: bool = True
-    retention: Retention = field(default_factory=Retention)
-    prune_on_write: bool = False
-    """Apply ``retention`` to a file's records after each change of it (records only; blobs
-    nothing refers to any more are removed by ``memfs gc``, which sees every file)."""
+    retention: Retention = DEFAULT_RETENTION
+    prune_on_write: bool = True
+    """Apply ``retention`` to a file's records as it changes, once it holds
+    :func:`prune_slack` records more than ``retention.keep`` (on every change for an age
+    alone; records only; blobs nothing
+    refers to any more are removed by ``memfs gc``, which sees every file)."""
     now: Callable[[], dt.datetime] = utc_now
     new_id: Callable[[], str] = new_version_id
 
@@ -246,14 +276,34 @@ def parse_record_name(key: str) -> tuple[dt.datetime, str] | None:
 # -- writing ---------------------------------------------------------------------------------------
 
 
+def encode_blob(data: bytes) -> bytes:
+    """How ``data`` is stored as a blob: :data:`BLOB_MAGIC` and its zlib stream."""
+    return BLOB_MAGIC + zlib.compress(data, 6)
+
+
+def decode_blob(stored: bytes, sha: str) -> bytes | None:
+    """The bytes a stored blob holds, checked against ``sha``; None when they do not match
+    (a flipped byte, a blob cut short). Reads a compressed blob and a raw one (as memfs
+    wrote them before compressing) alike."""
+    if stored.startswith(BLOB_MAGIC):
+        try:
+            data = zlib.decompress(stored[len(BLOB_MAGIC) :])
+        except zlib.error:
+            data = None
+        if data is not None and content_sha256(data) == sha:
+            return data
+    return stored if content_sha256(stored) == sha else None
+
+
 def put_blob(store: ConditionalFileStore, data: bytes) -> tuple[str, bool]:
-    """Store ``data`` under its hash unless a blob of that hash is already there.
+    """Store ``data`` (compressed, :func:`encode_blob`) under its hash unless a blob of that
+    hash is already there.
 
     Returns the hash and whether the blob was already stored (then call :func:`keep_blob`
     once the record that refers to it is stored: a ``gc`` may have been deleting it)."""
     sha = content_sha256(data)
     try:
-        store.write(blob_key(sha), data, create=True)
+        store.write(blob_key(sha), encode_blob(data), create=True)
     except PathConflictError:  # stored once per hash: these very bytes
         return sha, True
     return sha, False
@@ -271,14 +321,15 @@ def put_version(
     sha, reused = put_blob(store, content)
     key = put_record(store, record(sha), options)
     if reused:
-        keep_blob(store, sha, content)
+        keep_blob(store, sha, encode_blob(content))
     return sha, key
 
 
 def keep_blob(store: ConditionalFileStore, sha: str, data: bytes) -> None:
-    """Write the blob ``sha`` (holding ``data``) again if it is gone: called after storing a
-    record that refers to a blob found already stored, which a concurrent ``gc`` may have
-    deleted as unreferenced before it saw the record (gc checks again after deleting)."""
+    """Write the blob ``sha`` (its stored bytes ``data``, as :func:`put_blob` or an earlier
+    memfs wrote them) again if it is gone: called after storing a record that refers to a
+    blob found already stored, which a concurrent ``gc`` may have deleted as unreferenced
+    before it saw the record (gc checks again after deleting)."""
     if not store.exists(blob_key(sha)):
         with contextlib.suppress(PathConflictError):
             store.write(blob_key(sha), data, create=True)
@@ -361,13 +412,19 @@ def to_prune(keys: Iterable[str], retention: Retention, now: dt.datetime) -> lis
 
 
 def prune_file(
-    store: ConditionalFileStore, path: str, retention: Retention, now: dt.datetime
+    store: ConditionalFileStore,
+    path: str,
+    retention: Retention,
+    now: dt.datetime,
+    keys: list[str] | None = None,
 ) -> list[str]:
-    """Delete the records of ``path`` that ``retention`` drops; the keys deleted."""
+    """Delete the records of ``path`` (its record ``keys``, listed when None) that
+    ``retention`` drops; the keys deleted."""
     if retention.keeps_everything:
         return []
     gone = []
-    for key in to_prune(record_keys(store, path), retention, now):
+    listed = record_keys(store, path) if keys is None else keys
+    for key in to_prune(listed, retention, now):
         try:
             store.delete(key)
         except FileNotFoundError:

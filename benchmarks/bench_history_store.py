@@ -1,0 +1,393 @@
+"""What the version history weighs on disk, what a `memfs log` costs on S3, and what a change
+costs with history against the same change without it, and against git.
+
+    python -m benchmarks.bench_history_store  # writes results/history-store-<date>.json
+
+Rows (each figure a ratio against a baseline measured in the same run):
+
+* H1 — 1,000 edits of a 2 KB memory with the default history options, on local disk: the
+  history's allocated bytes (``st_blocks * 512`` of every file and directory under
+  ``.memfs/history``) against the memory's size; also after ``memfs gc`` (two runs, the grace
+  period between them), which is what removes the blobs retention left unreferenced.
+* H2 — 2,000 writes alternating between two 51-byte memories, the same measure.
+* H3 — ``History.log`` of one file with 400 versions on the moto S3 server, against reading the
+  same 400 records one after another (how the log read them before).
+* H4 — S3 requests of a change with history against the same change without, counted at the
+  moto server: the first change of a file this process never saw, and a later one.
+* H5 — a write with history against the same write without, local disk and in memory.
+* H6 — a change committed to a git repository (write, ``git add``, ``git commit``) against the
+  same change written with history by memfs, local disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from memfs import InMemoryFileStore, LocalFileStore, MemFS
+from memfs.history import History
+from memfs.versions import GC_GRACE, HISTORY_DIR, HistoryOptions, Retention, record_keys
+
+from benchmarks.harness import Row, compare, fmt_ratio
+from benchmarks.workspaces import bench_clock
+
+RESULTS = Path(__file__).resolve().parent / "results"
+SIZE_TARGET = 250.0
+LOG_TARGET_S = 2.0
+REQUESTS_TARGET = 2
+WRITE_TARGET = 2.0
+REL = "memory/notes.md"
+
+
+class _Clock:
+    """An injected history clock that moves one second per reading (gc's grace is waited out
+    by moving it, not by sleeping)."""
+
+    def __init__(self) -> None:
+        self.now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+
+    def __call__(self) -> dt.datetime:
+        self.now += dt.timedelta(seconds=1)
+        return self.now
+
+
+def _memory(body: str, size: int) -> bytes:
+    head = "---\nname: notes\nmetadata:\n  type: project\n---\n"
+    line = "A line of notes the agent keeps about the project, long enough to be real.\n"
+    text = head + body + "\n"
+    while len(text) < size:
+        text += line
+    return text[:size].encode()
+
+
+def allocated(root: str) -> tuple[int, int, int]:
+    """(allocated bytes, logical bytes, objects) of every file and directory under ``root``."""
+    alloc = logical = count = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            st = os.lstat(os.path.join(dirpath, name))
+            alloc += st.st_blocks * 512
+            logical += st.st_size
+            count += 1
+    return alloc, logical, count
+
+
+def _size_after(write: Callable[[MemFS, int], None], n: int, size: int) -> dict[str, Any]:
+    tmp = tempfile.mkdtemp(prefix="memfs-bench-size-")
+    try:
+        clock = _Clock()
+        fs = MemFS(LocalFileStore(tmp), clock=bench_clock, history=HistoryOptions(now=clock))
+        for i in range(n):
+            write(fs, i)
+        hist = os.path.join(tmp, HISTORY_DIR)
+        alloc, logical, objects = allocated(hist)
+        h = History(fs)
+        h.gc()
+        clock.now += GC_GRACE * 2
+        h.gc()
+        gc_alloc, gc_logical, gc_objects = allocated(hist)
+        return {
+            "writes": n,
+            "memory_bytes": size,
+            "allocated": alloc,
+            "logical": logical,
+            "objects": objects,
+            "ratio": alloc / size,
+            "versions_kept": len(record_keys(fs.store, REL)),
+            "after_gc": {"allocated": gc_alloc, "logical": gc_logical, "objects": gc_objects},
+            "ratio_after_gc": gc_alloc / size,
+        }
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def size_rows(edits: int = 1000, alternating: int = 2000) -> list[Row]:
+    size = 2048
+    one = _size_after(lambda fs, i: fs.pipe_file(REL, _memory(f"edit {i}", size)), edits, size)
+    pair = (b"---\nname: notes\n---\nThe build is green: state A...\n", b"")
+    pair = (pair[0], pair[0].replace(b"A.", b"B."))
+    two = _size_after(lambda fs, i: fs.pipe_file(REL, pair[i % 2]), alternating, 51)
+    rows = []
+    for row_id, what, f in (
+        ("H1", f"{edits:,} edits of a 2 KB memory, default history, local disk", one),
+        ("H2", f"{alternating:,} alternating writes of a 51-byte memory, default history", two),
+    ):
+        rows.append(
+            Row(
+                id=row_id,
+                what=what,
+                baseline="the memory's own size",
+                target=f"history allocated ≤ {SIZE_TARGET:g}× the memory",
+                measured=(
+                    f"{f['allocated'] / 1e6:.2f} MB allocated, {f['ratio']:.0f}× "
+                    f"({f['objects']} objects, {f['versions_kept']} versions kept); after gc "
+                    f"{f['after_gc']['allocated'] / 1e6:.2f} MB, {f['ratio_after_gc']:.0f}×"
+                ),
+                met=f["ratio"] <= SIZE_TARGET,
+                figures=f,
+            )
+        )
+    return rows
+
+
+# -- S3 ----------------------------------------------------------------------------------------
+
+
+def _s3() -> tuple[Any, Callable[[str], MemFS], Callable[[], None]]:
+    """The moto server of the test suite (it counts requests) and a mount of a fresh prefix."""
+    import logging
+    import uuid
+
+    import boto3
+    from tests.test_s3 import BUCKET, KEY, SECRET, S3Server, mount
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = S3Server()
+    boto3.client(
+        "s3",
+        endpoint_url=server.endpoint,
+        aws_access_key_id=KEY,
+        aws_secret_access_key=SECRET,
+        region_name="us-east-1",
+    ).create_bucket(Bucket=BUCKET)
+
+    def fresh(prefix: str = "") -> MemFS:
+        return mount(server.endpoint, prefix or f"items/{uuid.uuid4().hex[:12]}")
+
+    return server, fresh, server.stop
+
+
+def log_row(server: Any, fresh: Callable[[str], MemFS], n: int = 400) -> Row:
+    """Versions written to an in-memory store and copied to S3 as they are (the same keys and
+    bytes a writer leaves), so setting up 400 versions costs no 1,600 conditional PUTs."""
+    import uuid
+
+    local = MemFS(
+        InMemoryFileStore(),
+        clock=bench_clock,
+        history=HistoryOptions(retention=Retention(), now=_Clock()),
+    )
+    for i in range(n):
+        local.pipe_file(REL, _memory(f"edit {i}", 2048))
+    prefix = f"items/{uuid.uuid4().hex[:12]}"
+    fs = fresh(prefix)
+    store = fs.store
+    keys = [*record_keys(local.store), REL]
+    for key in keys:
+        store.write(key, local.store.read(key))
+    h = History(fs)
+    record_ids = record_keys(store, REL)
+
+    def sequential() -> object:
+        return [store.read(k) for k in record_ids]
+
+    start = time.perf_counter()
+    seq = sequential()
+    seq_s = time.perf_counter() - start
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        log = h.log(REL)
+        times.append(time.perf_counter() - start)
+    assert len(log.versions) == n and len(seq) == n
+    best = min(times)
+    return Row(
+        id="H3",
+        what=f"`memfs log` of {n} versions on the moto S3 server",
+        baseline=f"reading the {n} records one after another (how the log read them before)",
+        target=f"≤ {LOG_TARGET_S:g} s",
+        measured=f"{best:.2f} s (best of 3; median {statistics.median(times):.2f} s) vs "
+        f"{seq_s:.2f} s sequential, {seq_s / best:.1f}× faster",
+        met=best <= LOG_TARGET_S,
+        figures={"log_s": times, "sequential_s": seq_s, "versions": n},
+    )
+
+
+def requests_row(server: Any, fresh: Callable[[str], MemFS]) -> Row:
+    import uuid
+
+    def requests_of(history: bool) -> tuple[dict[str, int], dict[str, int]]:
+        prefix = f"items/{uuid.uuid4().hex[:12]}"
+        fresh(prefix).pipe_file(REL, _memory("v0", 2048))  # another process wrote it
+        fs = fresh(prefix)
+        if not history:
+            fs = MemFS(fs.store, clock=bench_clock, history=False)
+        counted = []
+        for i in (1, 2):
+            before = server.requests.copy()
+            fs.pipe_file(REL, _memory(f"v{i}", 2048))
+            counted.append(dict(server.requests - before))
+        return counted[0], counted[1]
+
+    on_first, on_later = requests_of(True)
+    off_first, off_later = requests_of(False)
+    extra_first = sum(on_first.values()) - sum(off_first.values())
+    extra_later = sum(on_later.values()) - sum(off_later.values())
+    return Row(
+        id="H4",
+        what="S3 requests of a change with history (moto server, counted at the server)",
+        baseline="the same change with history=False",
+        target=f"≤ {REQUESTS_TARGET} extra requests per change",
+        measured=f"first change of a file +{extra_first} ({on_first} vs {off_first}); "
+        f"later changes +{extra_later} ({on_later} vs {off_later})",
+        met=max(extra_first, extra_later) <= REQUESTS_TARGET,
+        figures={
+            "first": {"on": on_first, "off": off_first, "extra": extra_first},
+            "later": {"on": on_later, "off": off_later, "extra": extra_later},
+        },
+    )
+
+
+# -- write cost --------------------------------------------------------------------------------
+
+
+class _Writes:
+    """Writes a memory never stored before on every call (its blob is new, as in an edit)."""
+
+    def __init__(self, fs: MemFS) -> None:
+        self.fs, self.n = fs, 0
+        fs.pipe_file(REL, _memory("v0", 2048))
+
+    def __call__(self) -> object:
+        self.n += 1
+        return self.fs.pipe_file(REL, _memory(f"v{self.n}", 2048))
+
+
+def write_rows(repeats: int) -> list[Row]:
+    rows = []
+    tmp = tempfile.mkdtemp(prefix="memfs-bench-write-")
+    try:
+        for row_id, where, make in (
+            ("H5a", "local disk", lambda side: LocalFileStore(os.path.join(tmp, side))),
+            ("H5b", "in-memory store", lambda side: InMemoryFileStore()),
+        ):
+            on = _Writes(MemFS(make("on"), clock=bench_clock))
+            off = _Writes(MemFS(make("off"), clock=bench_clock, history=False))
+            c = compare(
+                off,
+                on,
+                baseline_label="history off",
+                candidate_label="history on",
+                repeats=repeats,
+                number=4,
+            )
+            rows.append(
+                Row(
+                    id=row_id,
+                    what=f"a 2 KB memory write with history (the default), {where}",
+                    baseline="the same write with history=False",
+                    target=f"≤ {WRITE_TARGET:g}×",
+                    measured=f"{fmt_ratio(c)}",
+                    met=c.ratio_paired <= WRITE_TARGET,
+                    figures=c.summary(),
+                )
+            )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+def git_row(edits: int = 25) -> Row | None:
+    git = shutil.which("git")
+    if git is None:  # the row needs the git CLI
+        return None
+    tmp = tempfile.mkdtemp(prefix="memfs-bench-git-")
+    try:
+        repo = os.path.join(tmp, "repo")
+        os.makedirs(os.path.join(repo, "memory"))
+        env = {
+            **os.environ,
+            "GIT_AUTHOR_NAME": "bench",
+            "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+            "GIT_COMMITTER_NAME": "bench",
+            "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "HOME": tmp,
+        }
+        subprocess.run([git, "init", "-q", repo], check=True, env=env)
+
+        def commit(i: int) -> None:
+            with open(os.path.join(repo, REL), "wb") as f:
+                f.write(_memory(f"v{i}", 2048))
+            subprocess.run([git, "-C", repo, "add", REL], check=True, env=env)
+            subprocess.run([git, "-C", repo, "commit", "-q", "-m", f"v{i}"], check=True, env=env)
+
+        memfs = _Writes(MemFS(LocalFileStore(os.path.join(tmp, "ws")), clock=bench_clock))
+        git_s, memfs_s = [], []
+        for i in range(edits):
+            start = time.perf_counter()
+            commit(i)
+            git_s.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            memfs()
+            memfs_s.append(time.perf_counter() - start)
+        ratio = statistics.median(git_s) / statistics.median(memfs_s)
+        repo_alloc = allocated(os.path.join(repo, ".git"))[0]
+        return Row(
+            id="H6",
+            what="a change committed to git (`git add && git commit`) vs memfs with history",
+            baseline="the same change written by memfs with history, local disk",
+            target="reported (git-backed memory is what Letta ships)",
+            measured=f"git {statistics.median(git_s) * 1e3:.1f} ms vs memfs "
+            f"{statistics.median(memfs_s) * 1e3:.2f} ms per change (medians of {edits}): "
+            f"git {ratio:.0f}× slower; git does not fsync by default, memfs does",
+            figures={
+                "git_s": git_s,
+                "memfs_s": memfs_s,
+                "ratio": ratio,
+                "git_dir_allocated": repo_alloc,
+            },
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(RESULTS), help="directory for the results file")
+    ap.add_argument("--repeats", type=int, default=21)
+    ap.add_argument("--no-s3", action="store_true", help="skip the rows that need moto")
+    args = ap.parse_args(argv)
+    start = time.perf_counter()
+    rows = size_rows()
+    if not args.no_s3:
+        server, fresh, stop = _s3()
+        try:
+            rows += [log_row(server, fresh), requests_row(server, fresh)]
+        finally:
+            stop()
+    rows += write_rows(args.repeats)
+    row = git_row()
+    if row is not None:
+        rows.append(row)
+    report = {
+        "date": dt.date.today().isoformat(),
+        "command": "python -m benchmarks.bench_history_store",
+        "elapsed_s": round(time.perf_counter() - start, 1),
+        "cpus": os.cpu_count(),
+        "rows": [r.model_dump() for r in rows],
+    }
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"history-store-{report['date']}.json"
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    for r in rows:
+        flag = "" if r.met is None else (" (met)" if r.met else " (MISSED)")
+        print(f"{r.id}: {r.what}: {r.measured}{flag}")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
