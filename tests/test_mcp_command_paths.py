@@ -39,20 +39,22 @@ def test_stdio_server_answers_a_client_and_says_the_detected_layout(
 
     @contextlib.asynccontextmanager
     async def memory_stdio() -> AsyncIterator[tuple[Any, Any]]:
-        async with create_client_server_memory_streams() as (client_streams, server_streams):
-            async with anyio.create_task_group() as tg:
+        async with (
+            create_client_server_memory_streams() as (client_streams, server_streams),
+            anyio.create_task_group() as tg,
+        ):
 
-                async def client() -> None:
-                    async with ClientSession(*client_streams) as session:
-                        await session.initialize()
-                        tools = await session.list_tools()
-                        seen["tools"] = sorted(t.name for t in tools.tools)
-                        got = await session.call_tool("read_file", {"path": "a.md"})
-                        seen["read"] = "".join(getattr(c, "text", "") for c in got.content)
-                    tg.cancel_scope.cancel()  # the client is done: end the server's run
+            async def client() -> None:
+                async with ClientSession(*client_streams) as session:
+                    await session.initialize()
+                    tools = await session.list_tools()
+                    seen["tools"] = sorted(t.name for t in tools.tools)
+                    got = await session.call_tool("read_file", {"path": "a.md"})
+                    seen["read"] = "".join(getattr(c, "text", "") for c in got.content)
+                tg.cancel_scope.cancel()  # the client is done: end the server's run
 
-                tg.start_soon(client)
-                yield server_streams
+            tg.start_soon(client)
+            yield server_streams
 
     monkeypatch.setattr(mcp.server.stdio, "stdio_server", memory_stdio)
     assert command.run(_args(tmp_path)) == 0
