@@ -8,6 +8,7 @@ import functools
 import json
 import random
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from memfs_eval.harness import first_reply, load_results, run_eval, sample_seed
@@ -126,12 +127,12 @@ def test_identical_replies_group_by_arm_and_scenario_and_skip_empty():
 
 
 def test_first_reply_takes_the_first_assistant_message_with_its_calls():
-    class Result:
-        transcript = [
+    result = SimpleNamespace(
+        transcript=[
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]},
             {"role": "assistant", "content": "later"},
         ]
-
-    assert json.loads(first_reply(Result())) == [None, [{"id": "c1"}]]
+    )
+    assert json.loads(first_reply(result)) == [None, [{"id": "c1"}]]
     assert first_reply(object()) == ""

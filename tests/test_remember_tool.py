@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
+from typing import Any
 
 import pytest
 from memfs import (
@@ -17,6 +19,12 @@ from memfs import (
     safe_memory_name,
 )
 from memfs.tools import RememberArgs, WriteFileArgs
+
+from memfs_eval.arms import asks_to_remember, parse_arm
+from memfs_eval.harness import load_results, run_eval
+from memfs_eval.report import RunConfig
+from memfs_eval.scenario import load_scenarios
+from memfs_litellm import TurnOptions, run_turn
 
 TODAY = dt.date(2026, 12, 1)
 TOOLS = ["read_file", "write_file", "edit_file", "delete_file", REMEMBER]
@@ -221,3 +229,129 @@ def test_repair_arguments_shapes():
         {"path": "p", "text": "a"},
         ["'text' was a list of lines; joined"],
     )
+
+
+# -- the arms that offer it (scripted model: plumbing only) ----------------------------------
+
+
+class RememberingModel:
+    """Saves the two facts of s45-write with two remember calls, then tries write_file on a
+    memory path; records what each request offered and forced."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, **kwargs: Any) -> dict[str, Any]:
+        self.requests.append(kwargs)
+        done = sum(m["role"] == "tool" for m in kwargs["messages"])
+        calls = [
+            (
+                "remember",
+                {
+                    "name": "yield source",
+                    "description": "Yield: MES daily_yield",
+                    "type": "project",
+                    "body": "Use MES daily_yield, not the QA report.",
+                },
+            ),
+            (
+                "remember",
+                {
+                    "name": "user role",
+                    "description": "The user is a process engineer",
+                    "metadata.type": "user",
+                    "body": ["I am a process engineer."],
+                },
+            ),
+            ("write_file", {"path": "memory/extra.md", "content": "x"}),
+        ]
+        if done < len(calls):
+            name, args = calls[done]
+            fn = {"name": name, "arguments": json.dumps(args)}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": f"c{done}", "type": "function", "function": fn}],
+            }
+        else:
+            message = {"role": "assistant", "content": "Saved."}
+        return {"choices": [{"message": message, "finish_reason": "stop"}]}
+
+
+def test_arms_offer_remember_refuse_memory_paths_and_force_the_first_step(tmp_path):
+    model = RememberingModel()
+    arms = [
+        parse_arm("default=prompt=full"),
+        parse_arm("r=memory=files+remember"),
+        parse_arm("o=memory=remember,tools=files-only"),
+        parse_arm("f=memory=files+remember,force=on"),
+    ]
+    scenarios = load_scenarios(["s45-write-en"])
+    report = run_eval(
+        RunConfig(model="scripted", n=1, scenarios=["s45-write-en"], arms=arms, max_steps=5),
+        scenarios,
+        tmp_path / "run",
+        turn_runner=functools.partial(run_turn, completion=model),
+        system_prompt="You are the app.",
+        now=lambda: dt.datetime(2026, 12, 2, tzinfo=dt.UTC),
+    )
+    by_arm = {r.record.arm: r for r in load_results(tmp_path / "run")}
+    assert by_arm["default"].verdict.outcome == "invalid_memory"  # only extra.md landed
+    assert by_arm["default"].record.tool_calls[0].result.startswith("Error: unknown tool")
+    assert by_arm["o"].verdict.outcome == "memory_written", by_arm["o"].verdict.checks
+    for arm in ("r", "f"):  # both facts landed; only the extra file written as text fails
+        (invalid,) = [c for c in by_arm[arm].verdict.checks if c.klass == "invalid_memory"]
+        assert invalid.hit and invalid.detail.startswith("memory/extra.md:")
+        assert not any(c.hit for c in by_arm[arm].verdict.checks if c.klass != "invalid_memory")
+    assert "memory/extra.md" in by_arm["r"].record.after
+    assert "memory/extra.md" not in by_arm["o"].record.after
+    assert "here memory is saved with remember" in by_arm["o"].record.tool_calls[2].result
+    offered = {r.record.arm: r.record.offered_tools for r in by_arm.values()}
+    assert "remember" not in offered["default"] and len(offered["o"]) == 7
+    assert offered["r"][:7] == [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_files",
+        "exists",
+        "delete_file",
+        "remember",
+    ]
+    # per arm, in order: default 2 requests, r 4, o 4, f 4; only f's first one is forced
+    forced = [r.get("tool_choice") for r in model.requests]
+    assert forced[-4:] == [{"type": "function", "function": {"name": "remember"}}, None, None, None]
+    assert all(f is None for f in forced[:-4])
+    assert [a.description for a in report.arms][1:] == [
+        "prompt=full, tools=platform, memory=files+remember, levers=read+receipt+loop",
+        "prompt=full, tools=files-only, memory=remember, levers=read+receipt+loop",
+        "prompt=full, tools=platform, memory=files+remember, force=on, levers=read+receipt+loop",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("message", "asks"),
+    [
+        ("Two things to remember: (1) …", True),
+        ("Please don't forget that the cut-off is Friday.", True),
+        ("有兩件事請你記住：", True),
+        ("这两点请记得", True),
+        ("これを覚えておいて", True),
+        ("What is the yield source?", False),
+    ],
+)
+def test_asks_to_remember(message, asks):
+    assert asks_to_remember(message) is asks
+    assert parse_arm("f=memory=remember,force=on").first_tool(message) == (
+        "remember" if asks else None
+    )
+
+
+def test_arm_options_for_remember_and_their_errors():
+    assert parse_arm("x=memory=remember").memory_tools == "remember"
+    assert parse_arm("x=memory=remember,force=on").force_remember
+    with pytest.raises(ValueError, match=r"^--arm c: force=on forces the remember tool"):
+        parse_arm("c=force=on")
+    with pytest.raises(ValueError, match=r"memory='x'; use one of files, files\+remember"):
+        parse_arm("d=memory=x")
+    with pytest.raises(ValueError, match="memory_tools must be one of"):
+        TurnOptions(memory_tools="all")  # type: ignore[arg-type]

@@ -198,6 +198,8 @@ def run_sample(
             system_prompt=f"{system_prompt}\n\n{date_line(scenario.today)}",
             max_steps=config.max_steps,
             loop_guard=arm.loop_guard,
+            memory_tools=arm.memory_tools,
+            first_tool=arm.first_tool(scenario.user_message),
             completion_kwargs=kwargs,
             context_window=config.context_window,
         )
