@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -355,3 +356,55 @@ def test_arm_options_for_remember_and_their_errors():
         parse_arm("d=memory=x")
     with pytest.raises(ValueError, match="memory_tools must be one of"):
         TurnOptions(memory_tools="all")  # type: ignore[arg-type]
+
+
+# -- the other surfaces: MCP and the Anthropic adapter ---------------------------------------
+
+
+def test_the_mcp_server_serves_remember_on_a_writable_mount_only():
+    pytest.importorskip("mcp")
+    import anyio
+    import mcp_types as types
+
+    from memfs_mcp import server
+
+    fs = workspace()
+    state = server.ServerState.of(fs)
+    assert REMEMBER in state.served
+    ann = server.tool_annotations(REMEMBER)
+    assert ann.read_only_hint is False and ann.destructive_hint is False
+    assert REMEMBER not in server.ServerState.of(fs.read_only()).served
+    params = types.CallToolRequestParams(
+        name=REMEMBER,
+        arguments={"name": "role", "description": "d", "metadata": {"type": "user"}},
+    )
+    session = SimpleNamespace(client_params=SimpleNamespace(client_info=None))
+
+    async def go() -> Any:
+        return await server.call_tool(state, SimpleNamespace(session=session), params)
+
+    result = anyio.run(go)
+    assert result.is_error is False
+    assert result.content[0].text.startswith("Remembered memory/role.md")
+    assert "Repaired arguments: metadata.type read as top-level." in result.content[0].text
+    assert text(fs, "MEMORY.md") == "- [role](memory/role.md) — d\n"
+
+
+def test_the_anthropic_remember_tool_runs_memfs_remember():
+    pytest.importorskip("anthropic")
+    from anthropic.lib.tools import ToolError
+
+    from memfs_anthropic import remember_tool
+
+    fs = workspace()
+    tool = remember_tool(fs)
+    spec = tool.to_dict()
+    assert spec["name"] == REMEMBER and "ONE fact" in spec["description"]
+    assert spec["input_schema"]["required"] == ["name", "description", "type"]
+    out = tool.call({"name": "Yield source", "description": "d", "type": "project", "body": "b"})
+    assert out.startswith("Remembered memory/yield-source.md")
+    assert fs.exists("memory/yield-source.md")
+    with pytest.raises(ToolError, match=r"^Error: Invalid arguments for remember"):
+        tool.call({"name": "x"})
+    with pytest.raises(ToolError, match="read-only"):
+        remember_tool(fs.read_only()).call({"name": "x", "description": "d", "type": "user"})
