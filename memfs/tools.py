@@ -28,11 +28,12 @@ import errno
 import html
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memfs import errors
 from memfs.conflicts import content_sha256
@@ -47,7 +48,7 @@ from memfs.errors import (
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
 from memfs.receipt import holds, write_receipt
-from memfs.records import parse_memory
+from memfs.records import MemoryRecord, MemoryType, parse_memory
 from memfs.staleness import split_view
 from memfs.tags import escape_for_agent
 
@@ -115,6 +116,40 @@ class DeleteFileArgs(_Args):
     path: str = Field(validation_alias=_PATH, description="Workspace path of the file to delete.")
 
 
+class RememberArgs(_Args):
+    name: str = Field(
+        validation_alias=AliasChoices("name", "title"),
+        description="A short name for this one fact, e.g. 'yield-source'; the file is named "
+        "after it.",
+    )
+    description: str = Field(
+        validation_alias=AliasChoices("description", "summary"),
+        description="One line saying what this memory holds; a later turn decides from it "
+        "whether to read the memory.",
+    )
+    type: MemoryType = Field(
+        validation_alias=AliasChoices("type", "memory_type", "kind"),
+        description="user: who the user is; feedback: how the user wants the work done; "
+        "project: a fact about this item's work; reference: where to find something.",
+    )
+    body: str = Field(
+        default="",
+        validation_alias=AliasChoices("body", "content", "text"),
+        description="The fact itself, as the user said it. For feedback, add a **Why:** line "
+        "and a **How to apply:** line.",
+    )
+    hook: str = Field(
+        default="",
+        validation_alias=AliasChoices("hook", "index_hook"),
+        description="A few words for this memory's line in the index; default: the description.",
+    )
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
 @dataclass(frozen=True)
 class FileTool:
     name: str
@@ -166,9 +201,41 @@ FILE_TOOLS: tuple[FileTool, ...] = (
     ),
 )
 
+REMEMBER = "remember"
+REMEMBER_TOOL = FileTool(
+    REMEMBER,
+    "Save ONE fact to memory: call it once per fact (two facts, two calls). The workspace "
+    "writes the memory file (frontmatter, today's date, a safe file name that never replaces "
+    "another memory) and adds its line to the memory index in the same call, so do not write "
+    "memory files or the index yourself.",
+    RememberArgs,
+    writes=True,
+)
+"""The structured memory tool: offered beside the file tools where a surface asks for it
+(:func:`file_tool_schemas` with ``names``); the six file tools stay the default table."""
+
 FILE_TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in FILE_TOOLS)
-FILE_WRITE_TOOLS: tuple[str, ...] = tuple(t.name for t in FILE_TOOLS if t.writes)
-_BY_NAME = {t.name: t for t in FILE_TOOLS}
+FILE_WRITE_TOOLS: tuple[str, ...] = (*(t.name for t in FILE_TOOLS if t.writes), REMEMBER)
+_BY_NAME = {t.name: t for t in (*FILE_TOOLS, REMEMBER_TOOL)}
+_MEMORY_WRITERS = ("write_file", "edit_file", "delete_file")
+"""The file tools refused on memory paths when memory is written with remember only."""
+
+MAX_NAME_TRIES = 100
+"""``remember`` tries ``x.md``, ``x-2.md`` … up to this many names before it gives up."""
+
+SAFE_NAME_CHARS = 60
+"""A memory file name made from a name is cut to this many characters (before ``.md``)."""
+
+
+def safe_memory_name(name: str) -> str:
+    """``name`` as a safe file stem: kebab case, no spaces, no path characters.
+
+    Letters of any script are kept (a Chinese name stays readable); every other run of
+    characters becomes one ``-``. Nothing usable left gives ``memory``.
+    """
+    text = unicodedata.normalize("NFKC", name).lower().replace("_", " ")
+    stem = re.sub(r"[^\w]+", "-", text).strip("-")[:SAFE_NAME_CHARS].strip("-")
+    return stem or "memory"
 
 
 def _parameters(args: type[BaseModel]) -> dict[str, Any]:
@@ -194,7 +261,7 @@ def file_tool_schemas(names: Iterable[str] | None = None) -> list[dict[str, Any]
     unknown = [n for n in chosen if n not in _BY_NAME]
     if unknown:
         raise ValueError(
-            f"Unknown file tools {unknown}; the file tools are {list(FILE_TOOL_NAMES)}."
+            f"Unknown file tools {unknown}; the file tools are {[*FILE_TOOL_NAMES, REMEMBER]}."
         )
     return [tool_schema(n, _BY_NAME[n].description, _BY_NAME[n].args) for n in chosen]
 
@@ -260,6 +327,78 @@ def parse_arguments(name: str, arguments: str | dict[str, Any] | None) -> dict[s
     return value
 
 
+def _accepted_keys(args: type[BaseModel]) -> dict[str, str]:
+    """Every argument name a model accepts (its aliases too) → the field it fills."""
+    keys: dict[str, str] = {}
+    for field, info in args.model_fields.items():
+        keys[field] = field
+        alias = info.validation_alias
+        for choice in alias.choices if isinstance(alias, AliasChoices) else ():
+            if isinstance(choice, str):
+                keys[choice] = field
+    return keys
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except (TypeError, json.JSONDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def repair_arguments(
+    arguments: str | dict[str, Any] | None, args: type[BaseModel]
+) -> tuple[str | dict[str, Any] | None, list[str]]:
+    """The arguments with the shapes small models send put right, and what was put right.
+
+    Seen live: the object sent as a JSON string inside the JSON string; every field wrapped in
+    one outer key (``{"memory": {...}}``, also as a string); dotted keys such as
+    ``metadata.type`` or a nested ``metadata`` mapping; a text field sent as a list of lines.
+    Nothing else is guessed: whatever still does not fit is refused by the argument model.
+    """
+    notes: list[str] = []
+    if isinstance(arguments, str):
+        try:
+            inner = json.loads(arguments)
+        except (TypeError, json.JSONDecodeError):
+            inner = None
+        if isinstance(inner, str) and _json_object(inner) is not None:
+            arguments = inner
+            notes.append("the arguments were a JSON string inside a string; decoded twice")
+        arguments = _json_object(arguments) if _json_object(arguments) is not None else arguments
+    if not isinstance(arguments, dict):
+        return arguments, notes
+    keys = _accepted_keys(args)
+    raw = dict(arguments)
+    if len(raw) == 1 and next(iter(raw)) not in keys:
+        ((outer, value),) = raw.items()
+        inner_obj = _json_object(value) if isinstance(value, str) else value
+        if isinstance(inner_obj, dict):
+            raw = dict(inner_obj)
+            notes.append(f"the fields were wrapped in {outer!r}; read from inside it")
+    for key in [k for k in raw if k not in keys]:
+        value = raw[key]
+        leaf = key.rsplit(".", 1)[-1]
+        if "." in key and leaf in keys and keys[leaf] not in raw:
+            raw[keys[leaf]] = raw.pop(key)
+            notes.append(f"{key!r} read as {keys[leaf]!r}")
+        elif isinstance(value, dict):
+            lifted = [k for k in value if k in keys and keys[k] not in raw]
+            for k in lifted:
+                raw[keys[k]] = value[k]
+            if lifted:
+                notes.append(f"{', '.join(f'{key}.{k}' for k in lifted)} read as top-level")
+    for key, value in list(raw.items()):
+        field = keys.get(key)
+        info = args.model_fields.get(field or "")
+        lines = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        if info is not None and info.annotation is str and lines:
+            raw[key] = "\n".join(value)
+            notes.append(f"{key!r} was a list of lines; joined")
+    return raw, notes
+
+
 def _validation_message(name: str, args: type[BaseModel], err: ValidationError) -> str:
     problems = []
     for item in err.errors():
@@ -312,6 +451,10 @@ class FileToolExecutor:
     from the manifest (``read_before_write``, ``write_receipt``, ``index_nudge``); a keyword
     given here wins. ``actor`` names the writer in the version history (default: the mount's
     own actor if it has one, else "chat turn", or "workflow step" on a read-only mount).
+
+    ``tools`` may name ``remember`` (:data:`REMEMBER_TOOL`) beside the file tools;
+    ``memory_file_writes=False`` refuses write_file, edit_file and delete_file on memory files
+    and the index, so memory is written through ``remember`` only.
     """
 
     def __init__(
@@ -325,6 +468,7 @@ class FileToolExecutor:
         write_receipt: bool | None = None,
         index_nudge: bool | None = None,
         actor: str | None = None,
+        memory_file_writes: bool = True,
     ) -> None:
         # A context file is replayed into every turn, like memory: it gets the same guard.
         fs = fs if manifest is None else fs.guarding(manifest.context_files or [])
@@ -344,6 +488,7 @@ class FileToolExecutor:
         )
         self.names: tuple[str, ...] = FILE_TOOL_NAMES if tools is None else tuple(tools)
         file_tool_schemas(self.names)  # validates the names
+        self.memory_file_writes = memory_file_writes
         self._handlers: dict[str, Callable[[Any], str]] = {
             "read_file": self._read_file,
             "write_file": self._write_file,
@@ -351,6 +496,7 @@ class FileToolExecutor:
             "list_files": self._list_files,
             "exists": self._exists,
             "delete_file": self._delete_file,
+            REMEMBER: self._remember,
         }
         self._seen: dict[str, str] = {}
         self._shown: dict[str, str] = {}
@@ -372,15 +518,21 @@ class FileToolExecutor:
             )
         tool = _BY_NAME[name]
         try:
-            raw = parse_arguments(name, arguments)
+            repaired, notes = repair_arguments(arguments, tool.args)
+            raw = parse_arguments(name, repaired)
             try:
                 args = tool.args.model_validate(raw)
             except ValidationError as e:
                 raise ToolCallError(_validation_message(name, tool.args, e)) from e
+            self._refuse_memory_path(name, args)
             result = self._handlers[name](args)
             # read_file returns the filesystem's view, already escaped (and a memory file's
             # genuine reminder must survive); every other result may quote names and content.
-            return result if name == "read_file" else escape_for_agent(result)
+            if name != "read_file":
+                result = escape_for_agent(result)
+            if notes:  # said once, here, for every tool and every surface that runs it
+                result += escape_for_agent(f"\nRepaired arguments: {'; '.join(notes)}.")
+            return result
         except ToolCallError as e:
             return escape_for_agent(f"Error: {e}")
         except Exception as e:
@@ -391,6 +543,17 @@ class FileToolExecutor:
             target = getattr(self.fs.store, "url", None)
             line = describe_storage_failure(e, target, action=name)
             return escape_for_agent(f"Error: {line}")
+
+    def _refuse_memory_path(self, name: str, args: Any) -> None:
+        if self.memory_file_writes or name not in _MEMORY_WRITERS:
+            return
+        rel = normalize(args.path, allow_absolute=True)
+        layout = self.fs.layout
+        if layout.is_memory_file(rel) or layout.is_index(rel):
+            raise ToolCallError(
+                f"{rel} is memory, and here memory is saved with {REMEMBER} (one fact per "
+                f"call), which writes the memory file and its index line; {name} was not run."
+            )
 
     # -- what this turn has seen ---------------------------------------------------------------
 
@@ -460,7 +623,7 @@ class FileToolExecutor:
         layout = self.fs.layout
         if layout.is_memory_file(rel):
             name = parse_memory(sent, rel).name
-            other = layout.memory_path(name) if name else ""
+            other = layout.memory_path(safe_memory_name(name)) if name else ""
             if not other or other == rel or normalize(other) != other:
                 other = layout.memory_path("<new-name>")
             todo = (
@@ -627,3 +790,48 @@ class FileToolExecutor:
         self.fs.rm_file(rel)
         self._seen.pop(rel, None)
         return f"Deleted {rel}.{self._index_note(rel)}"
+
+    def _remember(self, args: RememberArgs) -> str:
+        """One fact as a memory file (frontmatter composed here, the date stamped by the
+        filesystem) under a name no other file has, and its line appended to the index."""
+        layout = self.fs.layout
+        stem = safe_memory_name(args.name)
+        description = " ".join(args.description.split())
+        body = args.body.strip()
+        for n in range(1, MAX_NAME_TRIES + 1):
+            name = stem if n == 1 else f"{stem}-{n}"
+            rel = layout.memory_path(name)
+            record = MemoryRecord(
+                name=name, description=description, type=args.type, body=f"{body}\n" if body else ""
+            )
+            data = record.dumps().encode("utf-8")
+            try:
+                stored = self.fs.save(rel, data, create=True)
+                break
+            except PathConflictError:
+                continue
+        else:
+            raise ToolCallError(
+                f"{layout.memory_path(stem)} and {MAX_NAME_TRIES - 1} numbered names after it "
+                "are taken; give this memory another name."
+            )
+        self._saw(rel, stored)
+        title = " ".join(args.name.split()) or stem
+        hook = " ".join(args.hook.split()) or description
+        line = f"- [{title}]({layout.link_for(rel)})" + (f" — {hook}" if hook else "")
+
+        def add_line(raw: bytes | None) -> bytes:
+            text = "" if raw is None else raw.decode("utf-8", "replace")
+            if text and not text.endswith("\n"):
+                text += "\n"
+            return f"{text}{line}\n".encode()
+
+        self.fs.update(layout.index_path, add_line)
+        renamed = (
+            f" ({layout.memory_path(stem)} was taken)" if rel != layout.memory_path(stem) else ""
+        )
+        return (
+            f"Remembered {rel}{renamed} ({len(stored)} bytes) and added its line to "
+            f"{layout.index_path}: {line}{self._receipt(rel, stored, data)}"
+            f"{self._index_note(layout.index_path)}"
+        )

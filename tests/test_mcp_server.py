@@ -31,7 +31,7 @@ from memfs.tools import FILE_TOOL_NAMES, FILE_WRITE_TOOLS, file_tool_schemas
 from memfs_mcp import INDEX_URI, build_server
 from tests.conftest import TODAY
 
-SERVED = [*FILE_TOOL_NAMES, "search_memory"]
+SERVED = [*FILE_TOOL_NAMES, "remember", "search_memory"]
 READ_ONLY_SERVED = [n for n in SERVED if n not in FILE_WRITE_TOOLS]
 ROLE = (
     "---\nname: user-role\ndescription: The user is a process engineer\nmetadata:\n"

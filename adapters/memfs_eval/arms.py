@@ -2,13 +2,19 @@
 
 An arm is what one column of a comparison ran with: the memory prompt variant, the tool set,
 where the context block goes and how it is framed (the turn builder's ``placement`` and
-``framing``), and the write-time levers — read before overwrite, the write receipt, the index
-nudge (the manifest's settings) and the runner's loop guard. On the command line::
+``framing``), how memory is written (``memory``: the file tools, ``remember`` beside them, or
+``remember`` only; ``force``: the named ``remember`` function forced on the first step of a
+turn whose user message asks to remember, :func:`asks_to_remember`), and the write-time
+levers — read before overwrite, the write receipt, the index nudge (the manifest's settings)
+and the runner's loop guard. On the command line::
 
     --arm b=prompt=full,levers=none
     --arm c=prompt=full,levers=read+receipt+loop
     --arm e=prompt=full-after-tools,levers=read+receipt+loop+nudge
     --arm m=placement=message,framing=heading
+    --arm r=memory=files+remember          # the structured remember tool beside the file tools
+    --arm o=memory=remember                # remember only: file tools refuse memory paths
+    --arm f=memory=files+remember,force=on # remember forced on the first step when asked
 
 Samples are interleaved across arms (see :func:`interleave`) so load drift on a shared machine
 hits every arm alike; the report puts the arms side by side with the difference of their rates
@@ -31,7 +37,9 @@ from memfs import (
     Placement,
     PromptVariant,
 )
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from memfs_litellm import MEMORY_TOOLS, MemoryTools
 
 Z95 = 1.959963984540054
 ToolSet = Literal["platform", "files-only"]
@@ -46,6 +54,19 @@ LEVERS: dict[str, str] = {
 
 DEFAULT_LEVERS = ("read", "receipt", "loop")
 """The library's defaults: read before overwrite, receipt and loop guard on; the nudge opt-in."""
+
+_ASKS_TO_REMEMBER = re.compile(
+    r"\b(?:remember|memori[sz]e|don'?t forget|keep in mind|make a note|note (?:down |that))"
+    r"|記住|記得|记住|记得|別忘|别忘|記下|记下|覚えて|覚えておいて|기억",
+    re.IGNORECASE,
+)
+
+
+def asks_to_remember(message: str) -> bool:
+    """Whether a user message asks the agent to remember something (English, Chinese,
+    Japanese, Korean wordings): the turns a ``force`` arm forces ``remember`` on."""
+    return bool(_ASKS_TO_REMEMBER.search(message))
+
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
 _ON = {"on": True, "true": True, "yes": True, "1": True}
@@ -67,6 +88,21 @@ class Arm(BaseModel):
     write_receipt: bool = True
     loop_guard: bool = True
     index_nudge: bool = False
+    memory_tools: MemoryTools = "files"
+    force_remember: bool = False
+
+    @model_validator(mode="after")
+    def _force_needs_remember(self) -> Arm:
+        if self.force_remember and self.memory_tools == "files":
+            raise ValueError(
+                f"--arm {self.name}: force=on forces the remember tool; offer it with "
+                "memory=files+remember or memory=remember."
+            )
+        return self
+
+    def first_tool(self, user_message: str) -> str | None:
+        """The function forced on the first step of a turn with this message, if any."""
+        return "remember" if self.force_remember and asks_to_remember(user_message) else None
 
     def manifest(self) -> AgentManifest:
         """The app manifest of this arm's turns (the file tools read their levers from it)."""
@@ -87,6 +123,10 @@ class Arm(BaseModel):
             parts.append(f"placement={self.placement}")
         if self.framing != "reminder":
             parts.append(f"framing={self.framing}")
+        if self.memory_tools != "files":
+            parts.append(f"memory={self.memory_tools}")
+        if self.force_remember:
+            parts.append("force=on")
         return ", ".join([*parts, f"levers={levers}"])
 
 
@@ -94,6 +134,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "prompt": tuple(PROMPT_VARIANTS),
     "placement": PLACEMENTS,
     "framing": FRAMINGS,
+    "memory": MEMORY_TOOLS,
 }
 """The options that take one of a fixed set of values, and those values."""
 
@@ -111,7 +152,8 @@ def parse_arm(text: str) -> Arm:
     """``NAME=key=value,key=value…`` → an :class:`Arm`, or ValueError saying what is wrong.
 
     Keys: ``prompt`` (a memory prompt variant), ``tools`` (platform | files-only),
-    ``placement`` (prefix | message | system), ``framing`` (reminder | heading), ``levers``
+    ``placement`` (prefix | message | system), ``framing`` (reminder | heading), ``memory``
+    (files | files+remember | remember), ``force`` (on | off: needs remember), ``levers``
     (``none``, ``default`` or short names joined by ``+``: read, receipt, loop, nudge) and each
     short name alone as ``on``/``off`` (applied after ``levers``). Unset levers keep the
     library's defaults (read, receipt and loop on; nudge off).
@@ -134,7 +176,9 @@ def parse_arm(text: str) -> Arm:
             allowed = _CHOICES[key]
             if value not in allowed:
                 raise ValueError(f"--arm {name}: {key}={value!r}; use one of {', '.join(allowed)}.")
-            fields[key] = value
+            fields["memory_tools" if key == "memory" else key] = value
+        elif key == "force":
+            fields["force_remember"] = _flag(key, value)
         elif key == "tools":
             if value not in get_args(ToolSet):
                 raise ValueError(f"--arm {name}: tools={value!r}; use platform or files-only.")
@@ -157,10 +201,15 @@ def parse_arm(text: str) -> Arm:
         else:
             raise ValueError(
                 f"--arm {name}: unknown option {key!r}; the options are prompt, tools, "
-                f"placement, framing, levers, {', '.join(LEVERS)}."
+                f"placement, framing, memory, force, levers, {', '.join(LEVERS)}."
             )
     fields.update(singles)
-    return Arm.model_validate(fields)
+    try:
+        return Arm.model_validate(fields)
+    except ValueError as e:  # pydantic's wording around our one line is not for a command line
+        errors = getattr(e, "errors", None)
+        first = errors()[0].get("ctx", {}).get("error") if callable(errors) else None
+        raise ValueError(str(first or e)) from None
 
 
 T = TypeVar("T")

@@ -240,13 +240,18 @@ def run_config(
         scenario_dir=str(args.scenarios) if args.scenarios else None,
         arms=arms,
         baseline=args.baseline,
+        run_id=out.name,
         command="memfs eval " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["eval"] else []),
         started=started.isoformat(timespec="seconds"),
     )
     if args.resume and (out / CONFIG_FILE).exists():
         previous = json.loads((out / CONFIG_FILE).read_text(encoding="utf-8"))
         config = config.model_copy(
-            update={"started": previous.get("started", ""), "command": previous.get("command", "")}
+            update={
+                "started": previous.get("started", ""),
+                "command": previous.get("command", ""),
+                "run_id": previous.get("run_id", ""),
+            }
         )
     return config
 

@@ -15,6 +15,7 @@ covers every scenario about equally. A run with several arms (prompt variant, to
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -104,6 +105,30 @@ def seed_workspace(fs: MemFS, scenario: Scenario) -> None:
         fs.migrating().pipe_file(path, text.encode("utf-8"))
 
 
+SEED_BITS = 31
+"""Seeds fit a signed 32-bit int: what llama.cpp, vLLM and the OpenAI API all take."""
+
+
+def sample_seed(run_id: str, arm: str, scenario_id: str, index: int, base: Any = None) -> int:
+    """The seed of one sample: the same run, arm, scenario and index give the same seed, any
+    other sample another. Sent with every completion of the sample (litellm's ``seed``) so
+    samples are independent draws even where a server would restore a cached seed; a
+    ``seed`` the run was given is mixed in, never sent to every sample alike."""
+    key = "\0".join([run_id, arm, scenario_id, str(index), json.dumps(base)])
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "big") & ((1 << SEED_BITS) - 1)
+
+
+def first_reply(result: Any) -> str:
+    """The model's first reply of the turn as sent back (text and calls), for the report's
+    check that samples of one arm are not byte-identical; ``""`` when there was none."""
+    for m in getattr(result, "transcript", None) or []:
+        if isinstance(m, dict) and m.get("role") == "assistant":
+            calls = m.get("tool_calls")
+            return json.dumps([m.get("content"), calls], ensure_ascii=False, sort_keys=True)
+    return ""
+
+
 def plan(scenarios: list[Scenario], n: int) -> Iterator[tuple[Scenario, int]]:
     for i in range(n):
         for s in scenarios:
@@ -145,6 +170,11 @@ def run_sample(
 ) -> SampleResult:
     """Seed, run one turn, snapshot, judge, and write the sample's files."""
     arm = arm or config.run_arms()[0]
+    kwargs = dict(completion_kwargs)
+    seed = sample_seed(
+        config.run_id or out_dir.name, arm.name, scenario.id, index, kwargs.get("seed")
+    )
+    kwargs["seed"] = seed
     here = sample_dir(out_dir, config, arm.name, scenario.id, index)
     here.mkdir(parents=True, exist_ok=True)
     fs = MemFS(LocalFileStore(here / "workspace"), clock=lambda: scenario.today)
@@ -168,7 +198,9 @@ def run_sample(
             system_prompt=f"{system_prompt}\n\n{date_line(scenario.today)}",
             max_steps=config.max_steps,
             loop_guard=arm.loop_guard,
-            completion_kwargs=dict(completion_kwargs),
+            memory_tools=arm.memory_tools,
+            first_tool=arm.first_tool(scenario.user_message),
+            completion_kwargs=kwargs,
             context_window=config.context_window,
         )
     except Exception as e:  # the endpoint or the loop failed: a run error, not a verdict
@@ -191,6 +223,8 @@ def run_sample(
         ),
         elapsed_s=round(elapsed, 2),
         arm=arm.name,
+        seed=seed,
+        first_reply=first_reply(result),
     )
     verdict = judge(scenario, record)
     restorable = restorable_from_history(fs, before, verdict.destroyed)
@@ -278,7 +312,12 @@ def report_from(
         for r in results
         if r.record.scenario_id in known
     ]
-    report = build_report(config, scenarios, rows, now=now)
+    replies = {
+        (r.record.arm, r.record.scenario_id, r.record.sample): r.record.first_reply
+        for r in results
+        if r.record.scenario_id in known and r.record.error is None
+    }
+    report = build_report(config, scenarios, rows, now=now, replies=replies)
     write_report(report, out_dir)
     return report
 

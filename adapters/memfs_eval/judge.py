@@ -113,6 +113,10 @@ class SampleRecord(BaseModel):
     cut_by_max_tokens: bool = False
     elapsed_s: float = 0.0
     arm: str = ""
+    seed: int | None = None
+    """The seed sent with the sample's completions (None: a record from before seeds)."""
+    first_reply: str = ""
+    """The model's first reply (text and calls, as JSON) for the identical-replies check."""
 
 
 class Check(BaseModel):

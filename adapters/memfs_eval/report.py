@@ -67,6 +67,10 @@ class RunConfig(BaseModel):
         description="the arms, interleaved; empty: one arm from prompt and tools, default levers",
     )
     baseline: str | None = Field(default=None, description="the arm others are compared with")
+    run_id: str = Field(
+        default="",
+        description="what each sample's seed is derived from (default: the run's folder)",
+    )
     command: str = ""
     started: str = ""
 
@@ -142,6 +146,33 @@ class ArmSummary(BaseModel):
     destroyed_vs_baseline: Difference | None = None
 
 
+class IdenticalReplies(BaseModel):
+    """Samples of one arm and scenario whose first replies were byte-identical: at a sampling
+    temperature that says the draws may not be independent (a server restoring a seed)."""
+
+    arm: str
+    scenario_id: str
+    samples: list[int]
+
+    def line(self) -> str:
+        arm = f"{self.arm} " if self.arm else ""
+        return f"{arm}{self.scenario_id}: samples {', '.join(f'#{i}' for i in self.samples)}"
+
+
+def identical_replies(replies: dict[tuple[str, str, int], str]) -> list[IdenticalReplies]:
+    """Groups of two or more samples (same arm and scenario) with the same non-empty first
+    reply, from ``(arm, scenario, sample) → first reply``."""
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for (arm, scenario_id, sample), text in sorted(replies.items()):
+        if text:
+            groups.setdefault((arm, scenario_id, text), []).append(sample)
+    return [
+        IdenticalReplies(arm=arm, scenario_id=sid, samples=samples)
+        for (arm, sid, _), samples in groups.items()
+        if len(samples) > 1
+    ]
+
+
 class EvalReport(BaseModel):
     config: RunConfig
     generated: str
@@ -152,6 +183,7 @@ class EvalReport(BaseModel):
     classes: list[ClassSummary]
     samples: list[SampleLine]
     arms: list[ArmSummary] = Field(default_factory=list)
+    identical_replies: list[IdenticalReplies] = Field(default_factory=list)
 
 
 Row = tuple[Verdict, float, list[str]]
@@ -227,6 +259,7 @@ def build_report(
     results: list[Row],
     *,
     now: dt.datetime,
+    replies: dict[tuple[str, str, int], str] | None = None,
 ) -> EvalReport:
     """Summarise judged samples: ``(verdict, elapsed_s, tool names)`` per sample.
 
@@ -292,6 +325,7 @@ def build_report(
             for v, e, names in results
         ],
         arms=_arm_summaries(config, results) if several else [],
+        identical_replies=identical_replies(replies or {}),
     )
 
 
@@ -384,6 +418,14 @@ def render_markdown(report: EvalReport) -> str:
         "every rate.",
         "",
     ]
+    if report.identical_replies:
+        lines += [
+            "**Identical first replies** (byte for byte, within one arm and scenario; each "
+            "sample was sent its own seed, so these draws may not be independent):",
+            "",
+            *(f"- {g.line()}" for g in report.identical_replies),
+            "",
+        ]
     if report.arms:
         lines += [
             "## Arms",

@@ -28,6 +28,8 @@ _EXPORTS: dict[str, str] = {
     "format_tools_for_prompt": "memfs_litellm.platform_tools",
     "tool_schemas": "memfs_litellm.platform_tools",
     "DEFAULT_APP_PROMPT": "memfs_litellm.runner",
+    "MEMORY_TOOLS": "memfs_litellm.runner",
+    "MemoryTools": "memfs_litellm.runner",
     "ToolCallRecord": "memfs_litellm.runner",
     "TurnOptions": "memfs_litellm.runner",
     "TurnResult": "memfs_litellm.runner",
@@ -63,6 +65,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     )
     from memfs_litellm.runner import (  # noqa: F401
         DEFAULT_APP_PROMPT,
+        MEMORY_TOOLS,
+        MemoryTools,
         ToolCallRecord,
         TurnOptions,
         TurnResult,

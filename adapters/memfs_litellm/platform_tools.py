@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from memfs import (
     FILE_TOOL_NAMES,
+    REMEMBER,
     ToolCallError,
     file_tool_schemas,
     parse_arguments,
@@ -251,10 +252,13 @@ PLATFORM_TOOLS: list[dict[str, Any]] = file_tool_schemas() + competing_tool_sche
 """The whole table the platform puts in front of an app agent: 6 file tools + 12 others = 18."""
 
 
-def tool_schemas(tools: ToolSet = "platform", *, file_tools: bool = True) -> list[dict[str, Any]]:
-    """The schemas one turn offers: file tools (when there is a workspace) and, for
-    ``"platform"``, the competing tools."""
-    out = file_tool_schemas() if file_tools else []
+def tool_schemas(
+    tools: ToolSet = "platform", *, file_tools: bool = True, remember: bool = False
+) -> list[dict[str, Any]]:
+    """The schemas one turn offers: file tools (when there is a workspace), ``remember`` after
+    them when asked, and, for ``"platform"``, the competing tools."""
+    names = [*FILE_TOOL_NAMES, *([REMEMBER] if remember else [])]
+    out = file_tool_schemas(names) if file_tools else []
     if tools == "platform":
         out += competing_tool_schemas()
     elif tools != "files-only":
@@ -320,7 +324,8 @@ class PlatformToolRecorder:
 
 
 def is_file_tool(name: str) -> bool:
-    return name in FILE_TOOL_NAMES
+    """A tool run on the workspace: the six file tools and ``remember``."""
+    return name in FILE_TOOL_NAMES or name == REMEMBER
 
 
 __all__ = [

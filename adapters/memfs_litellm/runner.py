@@ -25,8 +25,10 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, NamedTuple
 
 from memfs import (
+    FILE_TOOL_NAMES,
     FILE_WRITE_TOOLS,
     MEMORY_LAST_VARIANTS,
+    REMEMBER,
     AgentManifest,
     FileToolExecutor,
     Framing,
@@ -59,6 +61,11 @@ from memfs_litellm.platform_tools import (
 from memfs_litellm.textcalls import parse_text_tool_calls, strip_tool_calls
 
 log = logging.getLogger(__name__)
+
+MemoryTools = Literal["files", "files+remember", "remember"]
+"""How a turn writes memory: the file tools; ``remember`` offered beside them; or ``remember``
+only (the file tools refuse memory paths)."""
+MEMORY_TOOLS: tuple[str, ...] = ("files", "files+remember", "remember")
 
 DEFAULT_APP_PROMPT = """\
 You are the assistant of this item's app on a team workspace. Each item is one topic, project \
@@ -180,6 +187,9 @@ class TurnOptions:
     ``text_tool_calls`` also runs calls a model wrote in its reply (:mod:`memfs_litellm.textcalls`).
     ``context_window`` is the operator override for the model's window (sent to Ollama as
     ``num_ctx``); ``completion_kwargs`` go to every completion call as they are.
+    ``memory_tools`` (:data:`MemoryTools`) offers the ``remember`` tool; ``first_tool`` forces
+    that named function on the first call (``tool_choice``; small local servers ignore
+    ``"required"`` but honour a named function).
     """
 
     mode: TurnMode = "chat"
@@ -194,10 +204,16 @@ class TurnOptions:
     context_window: int | None = None
     tools_in_prompt: bool = True
     text_tool_calls: bool = True
+    memory_tools: MemoryTools = "files"
+    first_tool: str | None = None
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, not {self.max_steps}.")
+        if self.memory_tools not in MEMORY_TOOLS:
+            raise ValueError(
+                f"memory_tools must be one of {', '.join(MEMORY_TOOLS)}, not {self.memory_tools!r}."
+            )
 
 
 def turn_options(options: TurnOptions | None = None, **changes: Any) -> TurnOptions:
@@ -324,7 +340,8 @@ def start_turn(
     resolver: ContextWindowResolver,
 ) -> TurnLoop:
     """The turn's messages (:func:`memfs.build_turn`), its tools and window, and its result."""
-    schemas = tool_schemas(options.tools, file_tools=fs is not None)
+    remember = options.memory_tools != "files"
+    schemas = tool_schemas(options.tools, file_tools=fs is not None, remember=remember)
     prose = format_tools_for_prompt(schemas) if options.tools_in_prompt and schemas else ""
     app_prompt, suffix = _prompts(options, prose)
     window = resolver.resolve(model, options.context_window) if is_ollama(model) else None
@@ -347,7 +364,13 @@ def start_turn(
     files = (
         None
         if mount is None
-        else FileToolExecutor(mount, manifest, context_block=turn.context_block)
+        else FileToolExecutor(
+            mount,
+            manifest,
+            context_block=turn.context_block,
+            tools=[*FILE_TOOL_NAMES, *([REMEMBER] if remember else [])],
+            memory_file_writes=options.memory_tools != "remember",
+        )
     )
     tools = TurnTools(schemas, files, record_platform=options.tools == "platform")
     extras = window_kwargs(model, window)
@@ -370,11 +393,15 @@ def start_turn(
     )
 
 
-def build_request(loop: TurnLoop) -> dict[str, Any]:
-    """The completion kwargs of the next call: the messages so far, the tools, the window."""
+def build_request(loop: TurnLoop, step: int = 1) -> dict[str, Any]:
+    """The completion kwargs of the next call: the messages so far, the tools, the window,
+    and on the first step the forced function (``first_tool``) when the turn offers it."""
     request: dict[str, Any] = {"model": loop.model, "messages": loop.messages}
     if loop.tools.schemas:
         request["tools"] = loop.tools.schemas
+        forced = loop.options.first_tool
+        if step == 1 and forced is not None and forced in loop.tools.offered:
+            request["tool_choice"] = {"type": "function", "function": {"name": forced}}
     request.update(loop.window_kwargs)
     request.update(loop.options.completion_kwargs or {})
     return request
@@ -542,7 +569,7 @@ def run_turn(
     persist_before = list(loop.result.persist)
     for step in range(1, opts.max_steps + 1):
         response, elapsed = call_model(
-            completion, build_request(loop), model=model, resolver=resolver, clock=clock
+            completion, build_request(loop, step), model=model, resolver=resolver, clock=clock
         )
         message = record_step(loop, step, response, elapsed)
         reply = parse_reply(message, step, loop.tools.offered, opts.text_tool_calls)

@@ -41,6 +41,8 @@ from memfs import (
     DISTRIBUTION,
     FILE_TOOLS,
     INDEX_FILE,
+    REMEMBER,
+    REMEMBER_TOOL,
     UNKNOWN_ACTOR,
     AgentManifest,
     FileToolExecutor,
@@ -102,8 +104,10 @@ _HINTS: dict[str, dict[str, bool]] = {
     "write_file": {"destructive_hint": True, "idempotent_hint": True},
     "edit_file": {"destructive_hint": True, "idempotent_hint": False},
     "delete_file": {"destructive_hint": True, "idempotent_hint": True},
+    # a new file under a name no file has, and one line appended: nothing is replaced
+    REMEMBER: {"destructive_hint": False, "idempotent_hint": False},
 }
-_WRITES = {t.name: t.writes for t in FILE_TOOLS}
+_WRITES = {t.name: t.writes for t in (*FILE_TOOLS, REMEMBER_TOOL)}
 
 
 def tool_annotations(name: str) -> types.ToolAnnotations:
@@ -146,7 +150,8 @@ def _error(text: str) -> types.CallToolResult:
 def tools_served(fs: MemFS) -> tuple[str, ...]:
     """The tools a server over ``fs`` lists: all of them, or on a read-only mount only those
     that read (the mount would refuse the others; listing them would only invite a refusal)."""
-    names = [t.name for t in FILE_TOOLS if not (fs.is_read_only and t.writes)]
+    tools = (*FILE_TOOLS, REMEMBER_TOOL)
+    names = [t.name for t in tools if not (fs.is_read_only and t.writes)]
     return (*names, SEARCH_TOOL)
 
 
