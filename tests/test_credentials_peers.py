@@ -66,6 +66,33 @@ NOT_SECRETS = {
         "---\nname: password policy\ndescription: how passwords are rotated\n"
         "type: reference\n---\n\nRotate every 90 days.\n"
     ),
+    "where a password is kept, in backticks (zh)": (
+        "redis `requirepass` 密码在 `/etc/juicefs/alphalib-jfs.env` 的 `META_PASSWORD` "
+        "(sudo 才能读,"
+        "`0700 root:root`)。"
+    ),
+    "a secrets path after read": (
+        "the shell has no `KC_ADMIN_PASSWORD` (read `/run/secrets/kc_pw`)"
+    ),
+    "a file and line after password": (
+        "commits carrying a plaintext password, because `.gitleaks.toml:13`"
+    ),
+    "a password variable in a call": (
+        "3. `verify2FA(twoFactorToken, password, deviceInfo)` → session"
+    ),
+    "a schema column": "  refreshToken: varchar(500) (unique index)",
+    "a service list": "OTP: OtpService\nResetPassword: ResetPasswordTokensService",
+    "a heading about key storage": "- **API key storage**: `server/keystore.ts` uses the Keychain.",
+    "an AWS ARN after a login": (
+        "ran `aws login` — authenticated as **root** `arn:aws:iam::565393059398:root`"
+    ),
+    "form selectors and a config flag": (
+        "the form `#username`/`#password`/`#kc-login`, and `acmp-admin` with `UPDATE_PASSWORD` "
+        "required + client `directAccessGrantsEnabled:false`"
+    ),
+    "events after a password heading": (
+        "**Password change / privileges change:** → PasswordChangedEvent/UserPrivilegesChangedEvent"
+    ),
     "a commit in hex": "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it",
     "a phone number and a serial in groups": "Call 555-1234-5678-9012; serial AB12-CD34-EF56-GH78",
 }

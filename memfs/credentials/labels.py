@@ -234,7 +234,7 @@ def _eol_tail() -> re.Pattern[str]:
 @cache
 def _token_after() -> re.Pattern[str]:
     """Printable-ASCII runs on the rest of a line (for ``пароль от сервера X``)."""
-    return re.compile(r"(?<![^\s(「『])[!#-&(-+\--:<-~]+(?=[\s,.;:)」』]|$)")
+    return re.compile(r"(?<![^\s(「『`])[!#-&(-+\--:<-_a-~]+(?=[\s,.;:)」』`]|$)")
 
 
 @cache
@@ -288,7 +288,7 @@ def _trim(value: str) -> str:
     link = value.find("](")  # "[API key rotation](memory/…)": a markdown link, not a value
     if link >= 0:
         value = value[:link]
-    return value.rstrip(".:)]}>")
+    return value.strip("*_~").rstrip(".:)]}>*")
 
 
 # A generic word that names a key the value of which is an identifier: "primary key is <uuid>".
@@ -354,6 +354,8 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
         start, end = m.span()
         if lowered[end : end + 1] in (".", "(", "[") and lowered[end + 1 : end + 2].isalpha():
             continue  # a variable in code: password.encode(), token[0], pw(…)
+        if lowered[end : end + 1] in (",", ")"):
+            continue  # a name in a list or a call: "(token, password, deviceInfo)", "(no password)"
         plural = lowered[end : end + 1] == "s" and not lowered[end + 1 : end + 2].isalnum()
         line_start = lowered.rfind("\n", 0, start) + 1
         hit: Hit | None = None
@@ -416,9 +418,11 @@ SLASH_KIND = "password in a user / password pair"
 def _strong_token_after(text: str, end: int, line_start: int, kind: str) -> Hit | None:
     """A typed-password-looking token among the next few words on the label's line."""
     nl = text.find("\n", end)
-    rest_end = min(len(text) if nl < 0 else nl, end + 48)
-    for n, m in enumerate(_token_after().finditer(text, end, rest_end)):
-        if n >= 6:
+    line_end = len(text) if nl < 0 else nl
+    # The window bounds where a token may start, not where it ends: a path cut at the
+    # window's edge ("/etc/juicefs/alphalib") would read as a token of its own.
+    for n, m in enumerate(_token_after().finditer(text, end, line_end)):
+        if n >= 6 or m.start() > end + 48:
             break
         value = _trim(m.group())
         if _accept("password", value, text[line_start : m.start()], weak=True):
@@ -521,6 +525,8 @@ def find_pairs(text: str, lowered: str) -> Iterator[Hit]:
         if c is None:
             continue
         value = _trim(text[c.start("value") : c.end("value")])
+        if is_public_identifier(c.group()):
+            continue  # "arn:aws:iam::…:root" after "aws login": a resource name, not a pair
         if not any(ch in value for ch in "()[]{}=") and _accept("password", value, "", weak=True):
             yield c.start("value"), c.start("value") + len(value), SLASH_KIND
 

@@ -76,8 +76,10 @@ _URL = r"(?i)[a-z][a-z0-9+.\-]*://[^\s]*"
 _EMAIL = r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
 _ENV_NAME = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
 _FILE = (
-    r"[\w.\-/~]*\.(?:md|txt|json|ya?ml|toml|ini|env|csv|py|js|ts|sh|sql|log|pem|cfg|conf|xml|html)"
-)
+    r"[\w.\-/~]*\.(?:md|txt|json|ya?ml|toml|ini|env|csv|py|js|ts|tsx|jsx|go|rs|rb|java|cs|kt|"
+    r"swift|php|sh|sql|log|pem|cfg|conf|xml|html|example|sample|template|lock)(?::\d+(?:-\d+)?)?"
+)  # a file, or a place in one (".gitleaks.toml:13")
+_ARN = r"arn:aws[\w-]*:[\w-]*:[\w-]*:\d*:\S+"
 _PATH = r"(?:~|\.{1,2})?/?(?:[\w.\-]+/)+[\w.\-]*"
 _DIGEST_PREFIX = (
     r"(?i)(?:sha-?(?:1|224|256|384|512)|md5|blake2[bs]?|crc32|fingerprint|digest|checksum|hash)"
@@ -105,7 +107,7 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
         return not labelled  # a transaction or block hash, unless given as a private key
     if _re(_DIGEST_PREFIX).search(context[-24:]) or _re(_DIGEST_VALUE).match(v):
         return True
-    for pattern in (_NUMBER, _DATE, _VERSION, _IP, _EMAIL, _ENV_NAME, _FILE, _CID, _BTC):
+    for pattern in (_NUMBER, _DATE, _VERSION, _IP, _EMAIL, _ENV_NAME, _FILE, _CID, _BTC, _ARN):
         if _re(pattern).fullmatch(v):
             return True
     if _re(_URL).fullmatch(v) and not _re(r"://[^/\s:@]+:[^/\s@]+@").search(v):
@@ -219,10 +221,15 @@ def typed_secret(value: str, *, strong: bool = False) -> bool:
     mixed = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
     if not letters:
         return False
-    if _re(r"[A-Za-z][a-z]*(?:[-_.][A-Za-z][a-z]*)*").fullmatch(value):
-        return False  # words: "rotated", "Vault-managed", "read_only"
-    if _re(r"[\w.]+\([^)]*\)[.,;:]?").fullmatch(value):
-        return False  # a call in code: "String(id)", "os.getenv('DB_PASSWORD')"
+    name = r"[A-Za-z][a-z]*(?:[A-Z][a-z]+)*"
+    if _re(rf"[#.@]?{name}(?:[-_./]{name})*(?::(?:true|false|null|\d+))?").fullmatch(value):
+        # words and names in code: "rotated", "Vault-managed", "read_only", "before/after",
+        # "ResetPasswordTokensService", "#kc-login", "grantsEnabled:false"
+        return False
+    if _re(r"([a-z_][\w-]*):\1").fullmatch(value):
+        return False  # an owner and group of the same name: "root:root"
+    if _re(r"[A-Za-z_][\w.]*\(").match(value):
+        return False  # a call in code: "String(id)", "os.getenv('DB_PASSWORD')", "varchar(500"
     if strong:
         if not digits and not any(c.islower() for c in value):
             return False  # acronyms: "CORS/XSRF", "SSO/SAML"
