@@ -381,7 +381,8 @@ def test_the_mcp_server_serves_remember_on_a_writable_mount_only():
     session = SimpleNamespace(client_params=SimpleNamespace(client_info=None))
 
     async def go() -> Any:
-        return await server.call_tool(state, SimpleNamespace(session=session), params)
+        context: Any = SimpleNamespace(session=session)  # the one attribute call_tool reads
+        return await server.call_tool(state, context, params)
 
     result = anyio.run(go)
     assert result.is_error is False
@@ -402,6 +403,7 @@ def test_the_anthropic_remember_tool_runs_memfs_remember():
     assert spec["name"] == REMEMBER and "ONE fact" in spec["description"]
     assert spec["input_schema"]["required"] == ["name", "description", "type"]
     out = tool.call({"name": "Yield source", "description": "d", "type": "project", "body": "b"})
+    assert isinstance(out, str)
     assert out.startswith("Remembered memory/yield-source.md")
     assert fs.exists("memory/yield-source.md")
     with pytest.raises(ToolError, match=r"^Error: Invalid arguments for remember"):
