@@ -14,7 +14,8 @@ Rows (each figure a ratio against a baseline measured in the same run):
   same 400 records one after another (how the log read them before).
 * H4 — S3 requests of a change with history against the same change without, counted at the
   moto server: the first change of a file this process never saw, and a later one.
-* H5 — a write with history against the same write without, local disk and in memory.
+* (a write with history against the same write without, on local disk and in memory, is rows
+  14–16 of :mod:`benchmarks.bench_history`; not measured twice here.)
 * H6 — a change committed to a git repository (write, ``git add``, ``git commit``) against the
   same change written with history by memfs, local disk.
 """
@@ -39,14 +40,13 @@ from memfs import InMemoryFileStore, LocalFileStore, MemFS
 from memfs.history import History
 from memfs.versions import GC_GRACE, HISTORY_DIR, HistoryOptions, Retention, record_keys
 
-from benchmarks.harness import Row, compare, fmt_ratio
+from benchmarks.harness import Row
 from benchmarks.workspaces import bench_clock
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SIZE_TARGET = 250.0
 LOG_TARGET_S = 2.0
 REQUESTS_TARGET = 2
-WRITE_TARGET = 2.0
 REL = "memory/notes.md"
 
 
@@ -146,21 +146,11 @@ def size_rows(edits: int = 1000, alternating: int = 2000) -> list[Row]:
 
 def _s3() -> tuple[Any, Callable[[str], MemFS], Callable[[], None]]:
     """The moto server of the test suite (it counts requests) and a mount of a fresh prefix."""
-    import logging
     import uuid
 
-    import boto3
-    from tests.test_s3 import BUCKET, KEY, SECRET, S3Server, mount
+    from tests.test_s3 import mount, start_server
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = S3Server()
-    boto3.client(
-        "s3",
-        endpoint_url=server.endpoint,
-        aws_access_key_id=KEY,
-        aws_secret_access_key=SECRET,
-        region_name="us-east-1",
-    ).create_bucket(Bucket=BUCKET)
+    server = start_server()
 
     def fresh(prefix: str = "") -> MemFS:
         return mount(server.endpoint, prefix or f"items/{uuid.uuid4().hex[:12]}")
@@ -264,40 +254,6 @@ class _Writes:
         return self.fs.pipe_file(REL, _memory(f"v{self.n}", 2048))
 
 
-def write_rows(repeats: int) -> list[Row]:
-    rows = []
-    tmp = tempfile.mkdtemp(prefix="memfs-bench-write-")
-    try:
-        for row_id, where, make in (
-            ("H5a", "local disk", lambda side: LocalFileStore(os.path.join(tmp, side))),
-            ("H5b", "in-memory store", lambda side: InMemoryFileStore()),
-        ):
-            on = _Writes(MemFS(make("on"), clock=bench_clock))
-            off = _Writes(MemFS(make("off"), clock=bench_clock, history=False))
-            c = compare(
-                off,
-                on,
-                baseline_label="history off",
-                candidate_label="history on",
-                repeats=repeats,
-                number=4,
-            )
-            rows.append(
-                Row(
-                    id=row_id,
-                    what=f"a 2 KB memory write with history (the default), {where}",
-                    baseline="the same write with history=False",
-                    target=f"≤ {WRITE_TARGET:g}×",
-                    measured=f"{fmt_ratio(c)}",
-                    met=c.ratio_paired <= WRITE_TARGET,
-                    figures=c.summary(),
-                )
-            )
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return rows
-
-
 def git_row(edits: int = 25) -> Row | None:
     git = shutil.which("git")
     if git is None:  # the row needs the git CLI
@@ -367,7 +323,6 @@ def main(argv: list[str] | None = None) -> int:
             rows += [log_row(server, fresh), requests_row(server, fresh)]
         finally:
             stop()
-    rows += write_rows(args.repeats)
     row = git_row()
     if row is not None:
         rows.append(row)

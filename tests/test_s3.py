@@ -108,8 +108,8 @@ def mount(endpoint: str, prefix: str, **kwargs: Any) -> MemFS:
     return MemFS(store, clock=lambda: TODAY, **kwargs)
 
 
-@pytest.fixture(scope="module")
-def s3_server() -> Iterator[S3Server]:
+def start_server() -> S3Server:
+    """A moto server on a free port with the bucket made (the benchmarks start theirs here too)."""
     import logging
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
@@ -121,6 +121,12 @@ def s3_server() -> Iterator[S3Server]:
         aws_secret_access_key=SECRET,
         region_name="us-east-1",
     ).create_bucket(Bucket=BUCKET)
+    return server
+
+
+@pytest.fixture(scope="module")
+def s3_server() -> Iterator[S3Server]:
+    server = start_server()
     yield server
     server.stop()
 
