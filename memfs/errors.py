@@ -220,7 +220,7 @@ def host_error(err: OSError, path: str, action: str) -> OSError:
     if code in (errno.EACCES, errno.EPERM):
         advice = " The workspace's file permissions do not allow it; nothing was changed."
     elif code in (errno.ENOSPC, errno.EDQUOT):
-        advice = " The old content, if any, is unchanged; free some space and retry."
+        advice = " Nothing was changed (the old content, if any, is as it was); free space, retry."
     return OSError(code, f"Cannot {action} {_shown(path)!r}: {reason}.{advice}", _shown(path))
 
 

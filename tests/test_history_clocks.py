@@ -5,7 +5,6 @@ Each test drives two pods (two MemFS/History over one store, each with its own i
 one skewed) on a local disk, in memory and on the moto S3 server; the race runs two real
 processes and is driven by counts."""
 
-# ruff: noqa: F811  (the moto fixtures of tests/test_s3.py are imported, then taken as arguments)
 from __future__ import annotations
 
 import datetime as dt
