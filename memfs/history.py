@@ -278,6 +278,8 @@ class History:
             # earlier names first; then later ones: a name's time is its writer's clock,
             # and a writer's clock behind another's puts its version's name before it
             around = [*range(cursor - 1, -1, -1), *range(len(records) - 1, cursor, -1)]
+            if parent is None:  # no hash to follow: only a name before it can say which
+                around = around[:cursor]
             earlier = (i for i in around if i not in used)
             if parent is None:
                 # no file before it (after a delete), or a parent a redaction dropped: only
