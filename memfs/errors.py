@@ -220,8 +220,25 @@ def host_error(err: OSError, path: str, action: str) -> OSError:
     if code in (errno.EACCES, errno.EPERM):
         advice = " The workspace's file permissions do not allow it; nothing was changed."
     elif code in (errno.ENOSPC, errno.EDQUOT):
-        advice = " The old content, if any, is unchanged; free some space and retry."
+        advice = " Nothing was changed (the old content, if any, is as it was); free space, retry."
     return OSError(code, f"Cannot {action} {_shown(path)!r}: {reason}.{advice}", _shown(path))
+
+
+def version_not_stored(err: OSError, path: str, action: str) -> OSError:
+    """A change of ``path`` refused because its version could not be stored (``err``, from a
+    write under memfs's own area, whose path it never shows): nothing was changed."""
+    code = err.errno if err.errno is not None else errno.EIO
+    advice = ""
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        advice = " Free some space (`memfs gc` removes what retention no longer keeps) and retry."
+    elif code == errno.EROFS:
+        advice = " The workspace's storage is mounted read-only; remount it writable first."
+    return OSError(
+        code,
+        f"Cannot {action} {_shown(path)!r}: its version could not be stored in the history "
+        f"({os.strerror(code)}); nothing was changed, the file is as it was.{advice}",
+        _shown(path),
+    )
 
 
 # -- credentials ----------------------------------------------------------------------------------
@@ -650,5 +667,6 @@ __all__ = [
     "reserved_area",
     "reserved_name",
     "root_refused",
+    "version_not_stored",
     "workspace_gone",
 ]

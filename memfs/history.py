@@ -23,7 +23,9 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import difflib
+import errno
 import json
+import socket
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
@@ -32,7 +34,13 @@ from pydantic import BaseModel, Field
 
 from memfs import versions
 from memfs.conflicts import content_sha256
-from memfs.errors import PreconditionFailedError, ReadOnlyError, UnsafePathError, VersionError
+from memfs.errors import (
+    PathConflictError,
+    PreconditionFailedError,
+    ReadOnlyError,
+    UnsafePathError,
+    VersionError,
+)
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
 from memfs.versions import Retention, VersionRecord
@@ -93,6 +101,14 @@ class GcReport(BaseModel):
         default=0, description="blobs a change referred to again while gc was deleting them"
     )
     baselines_recorded: int = 0
+    leftovers_removed: int = Field(
+        default=0, description="temp and lock files of killed writers removed (a local disk)"
+    )
+    pending_saved: bool = Field(
+        default=True,
+        description="whether the list of waiting blobs was stored (False: the disk is full; "
+        "the blobs this gc's retention released were deleted at once instead)",
+    )
 
 
 def split_ref(ref: str) -> tuple[str, str]:
@@ -272,7 +288,12 @@ class History:
         cursor = head
         while True:
             parent = records[cursor][1].parent
-            earlier = (i for i in range(cursor - 1, -1, -1) if i not in used)
+            # earlier names first; then later ones: a name's time is its writer's clock,
+            # and a writer's clock behind another's puts its version's name before it
+            around = [*range(cursor - 1, -1, -1), *range(len(records) - 1, cursor, -1)]
+            if parent is None:  # no hash to follow: only a name before it can say which
+                around = around[:cursor]
+            earlier = (i for i in around if i not in used)
             if parent is None:
                 # no file before it (after a delete), or a parent a redaction dropped: only
                 # the version just before it can be that one
@@ -492,51 +513,86 @@ class History:
         *,
         baseline: bool = True,
         grace: dt.timedelta = versions.GC_GRACE,
+        pod: str | None = None,
     ) -> GcReport:
         """Apply ``retention`` (the workspace's own when None) to every file's records, delete
         the blobs no record refers to any more, and (``baseline``) record the current content
-        of every memory file that is in no version, so that it too can be restored.
+        of every memory file that is in no version, so that it too can be restored. First it
+        removes what killed writers left in the history's directories (a store that can have
+        leftovers: a local disk).
 
-        Safe beside writers, without a lock: a blob is deleted only when an earlier gc, at
-        least ``grace`` before, already found it unreferenced (the list is kept in the
-        store), so the blob of a change in flight, written a moment before its record, is
-        never taken. A blob that a change refers to again while it is being deleted is
-        written back: gc reads each blob before deleting it and checks the records again
-        afterwards, and a writer that reused a stored blob checks it after storing its
-        record."""
+        Safe beside writers, without a lock, and without trusting clocks across pods:
+        retention orders each file's versions by their parent chain (:func:`versions.
+        applied_order`); a blob is deleted only when an earlier gc *of the same pod* (``pod``,
+        the host's name by default) found it unreferenced at least ``grace`` before by that
+        pod's own clock, so a writer's blob, stored a moment before its record, is never taken,
+        whatever another pod's clock says. A blob that a change refers to again while it is
+        being deleted is written back: gc reads each blob before deleting it and checks the
+        records again afterwards, and a writer that reused a stored blob checks it after
+        storing its record. On a full disk the list of waiting blobs cannot be written; then
+        gc deletes at once the blobs whose last records it pruned itself (no writer can be
+        storing those: a writer finds them stored, and checks them after its record)."""
         self._check_writable("", "collect the history of")
         retention = retention or self.fs.history_options.retention
         now = self.fs.history_options.now()
-        report = GcReport()
-        by_path: dict[str, list[str]] = defaultdict(list)
-        for key in versions.record_keys(self.store):
-            by_path[key.rpartition("/")[0]].append(key)
-        for keys in by_path.values():
-            for key in versions.to_prune(keys, retention, now):
-                try:
-                    self.store.delete(key)
-                    report.records_deleted += 1
-                except FileNotFoundError:
-                    pass
+        pod = pod or socket.gethostname()
+        sweep = getattr(self.store, "sweep_leftovers", None)
+        report = GcReport(leftovers_removed=sweep(versions.HISTORY_DIR) if sweep else 0)
+        kept, released = self._prune(retention, now, report)
         if baseline:
             report.baselines_recorded = self._baseline()
-        referenced = self._referenced()
-        seen = self._pending()
-        pending: dict[str, dt.datetime] = {}
+        referenced = self._referenced(kept)
+        seen, stamp = self._pending()
+        pending: dict[str, dict[str, str]] = {}
         due: list[str] = []
         for key in self.store.ls(versions.BLOBS_DIR):
             sha = key.rpartition("/")[2]
             if sha in referenced:
                 continue
-            since = seen.get(sha)
-            if since is None or not _older(since, now, grace):
-                pending[sha] = since or now
-            else:
+            stamps = dict(seen.get(sha, {}))
+            since = _parse_time(stamps.get(pod))
+            if since is not None and _older(since, now, grace):
                 due.append(sha)
+                continue
+            stamps[pod] = (since or now).isoformat()
+            pending[sha] = stamps
         report.blobs_deleted, report.blobs_kept = self._delete_blobs(due)
+        if not self._set_pending(pending, stamp):
+            freed, back = self._delete_blobs(sorted(released & pending.keys()))
+            report.blobs_deleted += freed
+            report.blobs_kept += back
+            for sha in released:
+                pending.pop(sha, None)
+            report.pending_saved = self._set_pending(pending, None)
         report.blobs_pending = len(pending)
-        self._set_pending(pending)
         return report
+
+    def _prune(
+        self, retention: Retention, now: dt.datetime, report: GcReport
+    ) -> tuple[dict[str, VersionRecord], set[str]]:
+        """Apply ``retention`` to every file; the records kept (by key) and the hashes whose
+        every record this gc deleted itself (no record left names them)."""
+        by_dir: dict[str, list[tuple[str, VersionRecord]]] = defaultdict(list)
+        for key, record in self._all_records():
+            by_dir[key.rpartition("/")[0]].append((key, record))
+        kept = {key: rec for found in by_dir.values() for key, rec in found}
+        pruned: set[str] = set()
+        for found in by_dir.values():
+            if retention.keeps_everything or len(found) <= 1:
+                continue
+            current = self._current(found[-1][1].path)
+            head = None if current is None else content_sha256(current)
+            for key in versions.to_prune(found, retention, now, head):
+                record = kept.pop(key)
+                try:
+                    self.store.delete(key)
+                except FileNotFoundError:
+                    continue  # another pod pruned it: that pod released its blob
+                report.records_deleted += 1
+                if record.sha256:
+                    pruned.add(record.sha256)
+        still = {rec.sha256 for rec in kept.values()}
+        return kept, pruned - still
 
     def _delete_blobs(self, shas: list[str]) -> tuple[int, int]:
         """Delete the blobs ``shas``, then write back any that a record names by the time they
@@ -558,39 +614,78 @@ class History:
                     kept += 1
         return len(held) - kept, kept
 
-    def _referenced(self) -> set[str]:
-        return {rec.sha256 for _, rec in self._all_records() if rec.sha256}
+    def _referenced(self, known: dict[str, VersionRecord] | None = None) -> set[str]:
+        """The hashes the records refer to; records in ``known`` (already read) are not read
+        again, only the ones stored since."""
+        known = known or {}
+        out = {rec.sha256 for rec in known.values() if rec.sha256}
+        for key in versions.record_keys(self.store):
+            rec = None if key in known else versions.read_record(self.store, key)
+            if rec is not None and rec.sha256:
+                out.add(rec.sha256)
+        return out
 
-    def _pending(self) -> dict[str, dt.datetime]:
-        """The blobs an earlier gc found unreferenced, and since when ({} if none or unreadable)."""
+    def _pending(self) -> tuple[dict[str, dict[str, str]], str | None]:
+        """The blobs earlier gcs found unreferenced, each with the time each pod first found
+        it so, by that pod's clock; and the hash of the list as read (None: none stored). A
+        list that cannot be read counts as empty (blobs only wait longer)."""
         try:
-            raw = json.loads(self.store.read(versions.GC_PENDING))
-            return {
-                sha: dt.datetime.fromisoformat(when)
-                for sha, when in raw["pending"].items()
-                if isinstance(sha, str) and isinstance(when, str)
+            data = self.store.read(versions.GC_PENDING)
+        except FileNotFoundError:
+            return {}, None
+        try:
+            raw = json.loads(data)["pending"]
+            pending = {
+                sha: {p: t for p, t in stamps.items() if isinstance(t, str)}
+                for sha, stamps in raw.items()
+                if isinstance(stamps, dict)  # an older list of one shared time: not used
             }
-        except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
-            return {}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pending = {}
+        return pending, content_sha256(data)
 
-    def _set_pending(self, pending: dict[str, dt.datetime]) -> None:
-        if not pending:
-            with contextlib.suppress(FileNotFoundError):
-                self.store.delete(versions.GC_PENDING)
-            return
-        body = {"pending": {sha: when.isoformat() for sha, when in sorted(pending.items())}}
-        self.store.write(versions.GC_PENDING, json.dumps(body, indent=1).encode("ascii"))
+    def _set_pending(self, pending: dict[str, dict[str, str]], read: str | None) -> bool:
+        """Store the list, conditional on the one read (another pod's gc in between: its
+        stamps are merged in, the list written again); False when the disk is full."""
+        for _ in range(4):
+            try:
+                if not pending:
+                    with contextlib.suppress(FileNotFoundError):
+                        self.store.delete(versions.GC_PENDING, expected_sha256=read)
+                    return True
+                body = {"pending": {sha: pending[sha] for sha in sorted(pending)}}
+                data = json.dumps(body, indent=1).encode("ascii")
+                self.store.write(
+                    versions.GC_PENDING, data, expected_sha256=read, create=read is None
+                )
+                return True
+            except (PreconditionFailedError, PathConflictError):
+                theirs, read = self._pending()
+                for sha, stamps in pending.items():
+                    pending[sha] = {**theirs.get(sha, {}), **stamps}
+            except OSError as e:
+                if e.errno in (errno.ENOSPC, errno.EDQUOT):
+                    return False
+                raise
+        return True  # pods keep rewriting it: the next gc stamps again (blobs only wait longer)
 
     def _baseline(self) -> int:
+        """Record the content of every versioned file that no version holds. Each file is read
+        before its records are listed: a writer stores its record before its file, so content
+        read first whose record is not listed after is truly unrecorded, never a change in
+        flight."""
         fs = self.fs
         recorded = 0
         for rel in fs.store.ls(""):
             if not fs.records(rel):
                 continue
-            log = self.log(rel)
-            if not log.unrecorded:
+            data = self._current(rel)
+            if data is None:
                 continue
-            fs.recorder.record_baseline(rel, self.store.read(rel))
+            sha = content_sha256(data)
+            if any(rec.sha256 == sha for _, rec in self._records(rel)):
+                continue
+            fs.recorder.record_baseline(rel, data)
             recorded += 1
         return recorded
 
@@ -599,6 +694,15 @@ def _key_id(key: str) -> str:
     """The version id a record's key names ('' for a key that names none)."""
     named = versions.parse_record_name(key)
     return "" if named is None else named[1]
+
+
+def _parse_time(text: str | None) -> dt.datetime | None:
+    if text is None:
+        return None
+    try:
+        return dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def _older(since: dt.datetime, now: dt.datetime, grace: dt.timedelta) -> bool:

@@ -15,10 +15,11 @@ another tool) is copied first: the first change or delete of it records it as an
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from memfs import errors
 from memfs.conflicts import content_sha256
+from memfs.paths import is_reserved
 from memfs.stores import ConditionalFileStore
 from memfs.versions import (
     HistoryOptions,
@@ -97,27 +98,28 @@ class Recorder:
         ("recorded, not applied" in ``memfs log``).
         """
         store = self.store
-        if parent is not None:
-            self.keep_unrecorded(rel, parent, replaced)
         operation: Operation = (
             "restored" if restored_from else "created" if parent is None else "modified"
         )
-        _, key = put_version(
-            store,
-            self.options,
-            data,
-            lambda sha: new_record(
+        with _storing_version(rel, "write"):
+            if parent is not None:
+                self.keep_unrecorded(rel, parent, replaced)
+            _, key = put_version(
+                store,
                 self.options,
-                path=rel,
-                operation=operation,
-                actor=self.actor,
-                data=data,
-                sha256=sha,
-                parent=parent,
-                restored_from=restored_from,
-                moved_from=moved_from,
-            ),
-        )
+                data,
+                lambda sha: new_record(
+                    self.options,
+                    path=rel,
+                    operation=operation,
+                    actor=self.actor,
+                    data=data,
+                    sha256=sha,
+                    parent=parent,
+                    restored_from=restored_from,
+                    moved_from=moved_from,
+                ),
+            )
         try:
             store.write(rel, data, expected_sha256=parent, create=parent is None)
         except Exception:
@@ -125,7 +127,7 @@ class Recorder:
                 store.delete(key)
             raise
         self._known(rel, content_sha256(data))
-        self._after_change(rel)
+        self._after_change(rel, content_sha256(data))
 
     def write_blind(
         self,
@@ -175,22 +177,23 @@ class Recorder:
         store = self.store
         if data is None:
             data = store.read(rel)
-        self.keep_unrecorded(rel, content_sha256(data), data)
-        sha, key = put_version(
-            store,
-            self.options,
-            data,
-            lambda sha: new_record(
+        with _storing_version(rel, "delete"):
+            self.keep_unrecorded(rel, content_sha256(data), data)
+            sha, key = put_version(
+                store,
                 self.options,
-                path=rel,
-                operation="deleted",
-                actor=self.actor,
-                data=None,
-                sha256=None,
-                parent=sha,
-                moved_to=moved_to,
-            ),
-        )
+                data,
+                lambda sha: new_record(
+                    self.options,
+                    path=rel,
+                    operation="deleted",
+                    actor=self.actor,
+                    data=None,
+                    sha256=None,
+                    parent=sha,
+                    moved_to=moved_to,
+                ),
+            )
         try:
             store.delete(rel, expected_sha256=sha)
         except Exception:
@@ -198,7 +201,7 @@ class Recorder:
                 store.delete(key)
             raise
         self._known(rel, None)
-        self._after_change(rel)
+        self._after_change(rel, None)
 
     def delete_blind(self, rel: str) -> None:
         """Delete ``rel`` whatever it holds, re-reading it when another writer got in between."""
@@ -274,7 +277,7 @@ class Recorder:
             self.counted.clear()  # a bound, as for ``held``
         self.counted[rel] = n
 
-    def _after_change(self, rel: str) -> None:
+    def _after_change(self, rel: str, sha: str | None) -> None:
         """Apply the retention to ``rel``'s records: when it keeps a count, only once the
         file may hold :func:`~memfs.versions.prune_slack` records past it (a file not yet
         counted is listed once), so most changes cost no listing."""
@@ -288,5 +291,18 @@ class Recorder:
             if retention.keep is not None and n <= retention.keep + prune_slack(retention.keep):
                 return
         keys = record_keys(self.store, rel)
-        gone = prune_file(self.store, rel, retention, self.options.now(), keys)
+        gone = prune_file(self.store, rel, retention, self.options.now(), sha, keys)
         self._count(rel, len(keys) - len(gone))
+
+
+@contextlib.contextmanager
+def _storing_version(rel: str, action: str) -> Iterator[None]:
+    """A store failure while the version of a change of ``rel`` is stored (before the file is
+    touched: a full disk, a read-only remount) names ``rel``, never the internal path of a
+    blob or record, and says nothing was changed."""
+    try:
+        yield
+    except OSError as e:
+        if isinstance(e.filename, str) and is_reserved(e.filename):
+            raise errors.version_not_stored(e, rel, action) from None
+        raise

@@ -40,8 +40,8 @@ import hashlib
 import json
 import secrets
 import zlib
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from memfs.conflicts import content_sha256
@@ -393,9 +393,58 @@ def read_record(store: ConditionalFileStore, key: str) -> VersionRecord | None:
         return None
 
 
-def to_prune(keys: Iterable[str], retention: Retention, now: dt.datetime) -> list[str]:
-    """Which of one file's record ``keys`` ``retention`` drops; the newest is always kept."""
-    ordered = sorted(keys)
+def applied_order(records: Sequence[tuple[str, VersionRecord]], head_sha: str | None) -> list[str]:
+    """Keys of one file's records in the order the store applied them, oldest first.
+
+    The order comes from the parent chain (each change names the hash of the content it
+    replaced, and its file write was conditional on it), never from the times in the records'
+    names: those are each writer's own clock, and pods' clocks disagree. The chain is walked
+    back from the record that holds ``head_sha`` (the file's content now; None: no file, then
+    from a delete), the one with the longest chain when several hold it (a restore writes old
+    bytes again). Records on no chain (a write killed between its version and its file) come
+    first, in name order."""
+    recs = [r for _, r in records]
+    by_sha: dict[str | None, list[int]] = {}
+    for i, r in enumerate(recs):
+        by_sha.setdefault(None if r.operation == "deleted" else r.sha256, []).append(i)
+    heads = [i for i in by_sha.get(head_sha, []) if not recs[i].redacted]
+    chain: list[int] = []
+    for start in sorted(heads, key=lambda i: records[i][0]):
+        walked = _walk(recs, by_sha, start)
+        if len(walked) >= len(chain):
+            chain = walked
+    on_chain = set(chain)
+    loose = sorted((i for i in range(len(recs)) if i not in on_chain), key=lambda i: records[i][0])
+    return [records[i][0] for i in loose + chain[::-1]]
+
+
+def _walk(recs: list[VersionRecord], by_sha: dict[str | None, list[int]], start: int) -> list[int]:
+    """The chain from ``start`` back through each record's parent (None: after a delete); a
+    redacted version stands for any parent (it lost its hash)."""
+    chain, used = [start], {start}
+    while True:
+        parent = recs[chain[-1]].parent
+        if parent is None and recs[chain[-1]].operation == "unrecorded":
+            return chain  # a baseline starts a chain
+        pool = [i for i in by_sha.get(parent, []) if i not in used]
+        pool = pool or [i for i, r in enumerate(recs) if r.redacted and i not in used]
+        if not pool:
+            return chain
+        chain.append(max(pool))
+        used.add(chain[-1])
+
+
+def to_prune(
+    records: Sequence[tuple[str, VersionRecord]],
+    retention: Retention,
+    now: dt.datetime,
+    head_sha: str | None,
+) -> list[str]:
+    """Which of one file's ``records`` ``retention`` drops, in :func:`applied_order`: the
+    oldest beyond ``keep``, and by age only an oldest run (a version is dropped for its age
+    only with every version before it, so a writer's clock ahead or behind cannot make
+    retention keep an old version and drop a newer one). The current version is always kept."""
+    ordered = applied_order(records, head_sha)
     if retention.keeps_everything or len(ordered) <= 1:
         return []
     drop: set[str] = set()
@@ -403,12 +452,20 @@ def to_prune(keys: Iterable[str], retention: Retention, now: dt.datetime) -> lis
         drop.update(ordered[: len(ordered) - retention.keep])
     if retention.max_age_days is not None:
         cutoff = now - dt.timedelta(days=retention.max_age_days)
+        times = {key: r.time for key, r in records}
         for key in ordered:
-            named = parse_record_name(key)
-            if named is not None and named[0] < cutoff:
-                drop.add(key)
+            if not _before(times[key], cutoff):
+                break
+            drop.add(key)
     drop.discard(ordered[-1])
     return sorted(drop)
+
+
+def _before(time: dt.datetime, cutoff: dt.datetime) -> bool:
+    try:
+        return time < cutoff
+    except TypeError:  # a naive time cannot be compared: keep the version
+        return False
 
 
 def prune_file(
@@ -416,15 +473,20 @@ def prune_file(
     path: str,
     retention: Retention,
     now: dt.datetime,
+    head_sha: str | None,
     keys: list[str] | None = None,
 ) -> list[str]:
     """Delete the records of ``path`` (its record ``keys``, listed when None) that
-    ``retention`` drops; the keys deleted."""
+    ``retention`` drops (``head_sha``: the file's content now, None for no file); the keys
+    deleted."""
     if retention.keeps_everything:
         return []
+    keys = record_keys(store, path) if keys is None else keys
+    if retention.max_age_days is None and len(keys) <= (retention.keep or 0):
+        return []  # nothing to drop: no record is read
+    records = [(k, r) for k in keys if (r := read_record(store, k)) is not None]
     gone = []
-    listed = record_keys(store, path) if keys is None else keys
-    for key in to_prune(listed, retention, now):
+    for key in to_prune(records, retention, now, head_sha):
         try:
             store.delete(key)
         except FileNotFoundError:

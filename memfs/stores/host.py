@@ -254,6 +254,56 @@ def sweep_temps(dir_fd: int, name: str) -> None:
             os.unlink(tmp, dir_fd=dir_fd)
 
 
+def sweep_abandoned(dir_fd: int) -> int:
+    """Remove the temp and lock files of writers that died in the directory ``dir_fd``; how
+    many. A leftover is provably abandoned when its target's lock can be taken without waiting:
+    every temp file is written with that lock held, and a killed process's ``flock`` is
+    released with its descriptors, so no clock or process id is trusted. A lock a live writer
+    holds is skipped, and so are its temp files."""
+    with os.scandir(dir_fd) as entries:
+        names = [e.name for e in entries if e.name.startswith(TEMP_PREFIX)]
+    suffixes = {n[len(TEMP_PREFIX) :].removesuffix(".lock").partition("-")[0] for n in names}
+    removed = 0
+    for suffix in sorted(suffixes):
+        lock = f"{TEMP_PREFIX}{suffix}.lock"
+        fd = _try_lock(dir_fd, lock)
+        if fd is None:
+            continue  # a live writer holds it
+        try:
+            stem = f"{TEMP_PREFIX}{suffix}-"
+            for name in names:
+                if name.startswith(stem) or name == lock:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(name, dir_fd=dir_fd)
+                        removed += 1
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock, dir_fd=dir_fd)  # made here to take it, if there was none
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _try_lock(dir_fd: int, lock: str) -> int | None:
+    """A descriptor holding the lock file ``lock`` (made if missing), or None when another
+    process holds it, it is not a regular file, or it cannot be made (a full disk)."""
+    assert fcntl is not None
+    try:
+        fd = os.open(lock, _LOCK_FLAGS | os.O_CREAT, 0o600, dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        held = os.fstat(fd)
+        if stat.S_ISREG(held.st_mode):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            now = lstat_at(dir_fd, lock)
+            if now is not None and (now.st_ino, now.st_dev) == (held.st_ino, held.st_dev):
+                return fd
+    except OSError:
+        pass  # held by a live writer
+    os.close(fd)
+    return None
+
+
 def replace_file(dir_fd: int, name: str, data: bytes, mode: int) -> None:
     """Replace ``name`` in ``dir_fd`` with ``data``: temp file beside it, fsync, rename.
 

@@ -33,6 +33,7 @@ from memfs.stores.host import (
     read_regular_versioned,
     refuse_unless_regular,
     replace_file,
+    sweep_abandoned,
 )
 
 DEFAULT_FILE_MODE = 0o600
@@ -312,6 +313,17 @@ class LocalFileStore:
                 except FileNotFoundError:
                     raise errors.not_found(rel) from None
 
+    def sweep_leftovers(self, path: str) -> int:
+        """Remove what killed writers left under the directory ``path`` (temp files of writes
+        that never finished, lock files of writers that died holding them), in every directory
+        below it; how many. Only leftovers no live writer holds are removed
+        (:func:`~memfs.stores.host.sweep_abandoned`). A missing directory holds none."""
+        rel = normalize(path, reserved=True)
+        if not self.is_dir(rel):
+            return 0
+        with self._dir(rel, "clean up") as fd, _naming(rel, "clean up"):
+            return _sweep_tree(fd)
+
     def mkdir(self, path: str) -> None:
         rel = normalize(path, reserved=True)
         if not rel:
@@ -487,6 +499,22 @@ def _scan(fd: int, base: str, out: list[str], reserved: bool = False) -> None:
             _scan(child, rel, out, reserved)
         finally:
             os.close(child)
+
+
+def _sweep_tree(fd: int) -> int:
+    removed = sweep_abandoned(fd)
+    with os.scandir(fd) as entries:
+        subdirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+    for name in subdirs:
+        try:
+            child = os.open(name, DIR_FLAGS, dir_fd=fd)
+        except OSError:
+            continue  # removed or swapped for a link since it was listed
+        try:
+            removed += _sweep_tree(child)
+        finally:
+            os.close(child)
+    return removed
 
 
 def _sweep_or_refuse(fd: int, rel: str) -> None:
