@@ -43,7 +43,7 @@ from memfs import errors, staleness
 from memfs.conflicts import check_sha256, content_sha256
 from memfs.frontmatter_block import change_date, clamp_future_date, stamp_date
 from memfs.layout import PLATFORM, Layout
-from memfs.paths import normalize, parent
+from memfs.paths import WorkspacePath, normalize, parent
 from memfs.recorder import Recorder
 from memfs.stores import (
     ConditionalFileStore,
@@ -279,6 +279,8 @@ class MemFS(AbstractFileSystem):
 
     @classmethod
     def _strip_protocol(cls, path: Any) -> Any:
+        if type(path) is WorkspacePath:
+            return path  # a listed path: nothing to strip, and stripping would drop its type
         if isinstance(path, list):
             return [cls._strip_protocol(p) for p in path]
         path = str(path) if isinstance(path, os.PathLike) else path

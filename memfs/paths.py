@@ -55,6 +55,8 @@ def normalize(path: str, *, allow_absolute: bool = False, reserved: bool = False
     ``reserved`` lets a store accept a path into memfs's own area (:data:`RESERVED_DIR`); every
     workspace path, which is what everything above the stores handles, is refused there.
     """
+    if type(path) is WorkspacePath:
+        return path  # confirmed when it was made (see the class): valid under every flag
     if type(path) is str:
         # Every read normalises twice (filesystem, then store) the same few paths, turn after
         # turn; the checks below are pure, so their answer is cached (refusals are not).
@@ -103,6 +105,31 @@ def _normalize(path: str, allow_absolute: bool, reserved: bool) -> str:
     if len(rel.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
         raise UnsafePathError(path, f"the path is longer than {MAX_PATH_BYTES} bytes")
     return rel
+
+
+class WorkspacePath(str):
+    """A workspace path already confirmed canonical outside memfs's own area.
+
+    A whole-store pass (``memfs stats``, search, the browser) lists thousands of paths and
+    then reads each: re-validating every one at every layer (filesystem, then store) cost more
+    than the read itself, and no cache of strings holds a whole store. A listing builds each
+    path once, through :func:`listed_child`, from a base and a name it has checked, so the
+    type carries the answer and :func:`normalize` returns it as it is. Made only here; any
+    string operation on it gives a plain ``str``, which is checked again.
+    """
+
+    __slots__ = ()
+
+
+def listed_child(base: str, name: str) -> WorkspacePath | None:
+    """``base/name`` for an entry a store listed in the directory ``base`` (a normalised path
+    outside memfs's own area, or ``""``), or None where no workspace path can name it."""
+    if not name or "/" in name or not is_canonical(name):
+        return None
+    rel = f"{base}/{name}" if base else name
+    if len(rel.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
+        return None
+    return WorkspacePath(rel)
 
 
 def _why_character(ch: str) -> str:

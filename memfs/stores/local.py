@@ -21,7 +21,7 @@ from collections.abc import Hashable, Iterator
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256
-from memfs.paths import MAX_PATH_BYTES, is_canonical, is_reserved, normalize
+from memfs.paths import MAX_PATH_BYTES, is_canonical, is_reserved, listed_child, normalize
 from memfs.stores.host import (
     DIR_FLAGS,
     TEMP_PREFIX,
@@ -478,11 +478,17 @@ def _scan(fd: int, base: str, out: list[str], reserved: bool = False) -> None:
     with os.scandir(fd) as entries:
         for entry in entries:
             name = entry.name
-            if not is_canonical(name, reserved=reserved):
-                continue
-            rel = f"{base}/{name}" if base else name
-            if len(rel.encode("utf-8")) > MAX_PATH_BYTES:
-                continue  # no workspace path can name it
+            rel: str | None
+            if reserved:  # inside memfs's own area: checked as a string at every read
+                rel = f"{base}/{name}" if base else name
+                if not is_canonical(name, reserved=True):
+                    continue
+                if len(rel.encode("utf-8")) > MAX_PATH_BYTES:
+                    continue  # no workspace path can name it
+            else:  # checked once here; reads of it are not checked again
+                rel = listed_child(base, name)
+                if rel is None:
+                    continue
             kind = _kind(entry)
             if kind == "dir":
                 subdirs.append((name, rel))

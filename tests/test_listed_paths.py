@@ -1,0 +1,37 @@
+"""A listed path is checked once, when the listing builds it, and trusted through its type."""
+
+from __future__ import annotations
+
+import pytest
+from memfs import LocalFileStore, MemFS
+from memfs.errors import UnsafePathError
+from memfs.paths import MAX_PATH_BYTES, WorkspacePath, listed_child, normalize
+
+
+def test_listed_child_builds_a_trusted_path_only_from_a_canonical_name() -> None:
+    child = listed_child("memory", "user-role.md")
+    assert child == "memory/user-role.md" and type(child) is WorkspacePath
+    assert normalize(child) is child  # returned as it is, for every flag
+    assert normalize(child, allow_absolute=True, reserved=True) is child
+    for name in ("", ".", "..", "a/b", ".memfs", ".memfs-tmp-x", "%2e%2e", "x?y", "\u2215"):
+        assert listed_child("memory", name) is None, name
+    assert listed_child("d", "x" * 200) is not None
+    assert listed_child("d/" * (MAX_PATH_BYTES // 2 - 100), "x" * 200) is None
+
+
+def test_a_string_made_from_a_listed_path_is_checked_again() -> None:
+    child = listed_child("memory", "a.md")
+    assert child is not None
+    with pytest.raises(UnsafePathError):
+        normalize(child + "/../../etc")  # a plain str once changed
+    assert type(child.rstrip("/")) is str
+
+
+def test_a_local_listing_gives_trusted_paths_that_read_back(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    fs = MemFS(LocalFileStore(str(tmp_path)), history=False)
+    fs.pipe_file("memory/a.md", b"hello\n")
+    (tmp_path / "memory" / "odd?.md").write_bytes(b"x")  # a name no workspace path can hold
+    found = fs.find("")
+    assert found == ["memory/a.md"] and all(type(p) is WorkspacePath for p in found)
+    assert fs.raw.cat_file(found[0]) == b"hello\n"
+    assert fs._strip_protocol(found[0]) is found[0]
