@@ -41,7 +41,7 @@ import json
 import secrets
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from memfs.conflicts import content_sha256
@@ -395,14 +395,23 @@ def read_record(store: ConditionalFileStore, key: str) -> VersionRecord | None:
 
 def applied_order(records: Sequence[tuple[str, VersionRecord]], head_sha: str | None) -> list[str]:
     """Keys of one file's records in the order the store applied them, oldest first.
+    Records on no chain (:func:`chain_of`) come first, in name order."""
+    loose, chain = chain_of(records, head_sha)
+    return loose + chain
+
+
+def chain_of(
+    records: Sequence[tuple[str, VersionRecord]], head_sha: str | None
+) -> tuple[list[str], list[str]]:
+    """One file's record keys as (on no chain, in name order; the chain, oldest first).
 
     The order comes from the parent chain (each change names the hash of the content it
     replaced, and its file write was conditional on it), never from the times in the records'
     names: those are each writer's own clock, and pods' clocks disagree. The chain is walked
     back from the record that holds ``head_sha`` (the file's content now; None: no file, then
     from a delete), the one with the longest chain when several hold it (a restore writes old
-    bytes again). Records on no chain (a write killed between its version and its file) come
-    first, in name order."""
+    bytes again). A record on no chain is a write killed between its version and its file, or
+    one in flight whose file is not written yet."""
     recs = [r for _, r in records]
     by_sha: dict[str | None, list[int]] = {}
     for i, r in enumerate(recs):
@@ -415,7 +424,7 @@ def applied_order(records: Sequence[tuple[str, VersionRecord]], head_sha: str | 
             chain = walked
     on_chain = set(chain)
     loose = sorted((i for i in range(len(recs)) if i not in on_chain), key=lambda i: records[i][0])
-    return [records[i][0] for i in loose + chain[::-1]]
+    return [records[i][0] for i in loose], [records[i][0] for i in chain[::-1]]
 
 
 def _walk(recs: list[VersionRecord], by_sha: dict[str | None, list[int]], start: int) -> list[int]:
@@ -440,11 +449,14 @@ def to_prune(
     now: dt.datetime,
     head_sha: str | None,
 ) -> list[str]:
-    """Which of one file's ``records`` ``retention`` drops, in :func:`applied_order`: the
+    """Which of one file's ``records`` ``retention`` drops, in the order applied: the
     oldest beyond ``keep``, and by age only an oldest run (a version is dropped for its age
     only with every version before it, so a writer's clock ahead or behind cannot make
-    retention keep an old version and drop a newer one). The current version is always kept."""
-    ordered = applied_order(records, head_sha)
+    retention keep an old version and drop a newer one). The current version is always kept.
+    Only the chain is pruned (:func:`chain_of`): a record on no chain may be a writer's in
+    flight, newer than the file. When no record holds ``head_sha`` there is no chain, so
+    nothing is dropped: the file changed after its records were listed; a later pass prunes."""
+    ordered = chain_of(records, head_sha)[1]
     if retention.keeps_everything or len(ordered) <= 1:
         return []
     drop: set[str] = set()

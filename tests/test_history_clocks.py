@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from memfs import InMemoryFileStore, LocalFileStore, MemFS, versions
+from memfs.conflicts import content_sha256
 from memfs.history import History
 from memfs.versions import (
     BLOBS_DIR,
@@ -146,6 +147,31 @@ def test_the_order_follows_the_chain_through_a_delete_and_a_redaction() -> None:
     ]
 
 
+def test_retention_drops_nothing_while_the_file_is_ahead_of_its_listed_records() -> None:
+    # all versions named at one instant (their names order nothing); the file's content is in
+    # none of the listed records: a writer stored its record after the listing, and its file
+    # write landed before the head was read. Pruning the "oldest" could take the newest.
+    store = InMemoryFileStore()
+    fs = pod(store, lambda: T0, "here")
+    for i in range(6):
+        fs.pipe_file("memory/a.md", memory("a", f"v{i}"))
+    records = [
+        (k, r) for k in record_keys(store, "memory/a.md") if (r := versions.read_record(store, k))
+    ]
+    ahead = versions.content_sha256(memory("a", "v6"))
+    assert versions.to_prune(records, Retention(keep=2), T0, ahead) == []
+    head = versions.content_sha256(memory("a", "v5"))
+    dropped = versions.to_prune(records, Retention(keep=2), T0, head)
+    kept = {r.sha256 for k, r in records if k not in dropped}
+    assert kept == {versions.content_sha256(memory("a", f"v{i}")) for i in (4, 5)}
+    # v5's record stored and its file write not landed yet (the file still holds v4): v5 is
+    # on no chain from the head, and must not be taken for a stale record
+    head = versions.content_sha256(memory("a", "v4"))
+    dropped = versions.to_prune(records, Retention(keep=2), T0, head)
+    kept = {r.sha256 for k, r in records if k not in dropped}
+    assert kept == {versions.content_sha256(memory("a", f"v{i}")) for i in (3, 4, 5)}
+
+
 # -- gc's grace ----------------------------------------------------------------------------------
 
 
@@ -262,7 +288,15 @@ def _edits(root: str, edits: int) -> None:
         fs.pipe_file("memory/a.md", memory("a", f"edit {i}"))
 
 
-def test_gc_in_another_process_beside_a_writer_records_nothing_bogus(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "retention", [Retention(), versions.DEFAULT_RETENTION], ids=["all", "default"]
+)
+def test_gc_in_another_process_beside_a_writer_records_nothing_bogus(
+    tmp_path: Path, retention: Retention
+) -> None:
+    """gc beside a writer records no bogus baseline and, with a retention that prunes (the
+    writer's clock standing still, so record names do not order the versions), never prunes
+    the version that is the file's content."""
     root = str(tmp_path / "ws")
     fs = MemFS(LocalFileStore(root), clock=lambda: TODAY)
     fs.pipe_file("memory/a.md", memory("a", "start"))
@@ -270,14 +304,15 @@ def test_gc_in_another_process_beside_a_writer_records_nothing_bogus(tmp_path: P
     writer = multiprocessing.get_context("fork").Process(target=_edits, args=(root, edits))
     writer.start()
     h, runs = History(fs), 0
-    # gc as often as it can until the writer's edits are all in (the count, not the time)
-    while len(record_keys(fs.store, "memory/a.md")) < edits + 1 or writer.is_alive():
-        assert h.gc().baselines_recorded == 0
+    # gc as often as it can until the writer is done (its edits counted by its exit)
+    while writer.is_alive() or runs == 0:
+        assert h.gc(retention=retention).baselines_recorded == 0
         runs += 1
-        if not writer.is_alive() and writer.exitcode not in (None, 0):
-            break
     writer.join(timeout=60)
     assert writer.exitcode == 0 and runs > 0
+    h.gc(retention=retention)
     records = [VersionRecord.from_bytes(fs.store.read(k)) for k in record_keys(fs.store)]
     assert [r.operation for r in records].count("unrecorded") == 0
-    assert len(records) == edits + 1
+    live = content_sha256(fs.store.read("memory/a.md"))
+    assert any(r.sha256 == live for r in records)
+    assert len(records) == (edits + 1 if retention.keep is None else retention.keep)
