@@ -238,6 +238,47 @@ def safe_memory_name(name: str) -> str:
     return stem or "memory"
 
 
+def _folded(text: str) -> str:
+    """``text`` for comparison: case and spacing folded, a trailing ellipsis dropped (a model
+    that copies a long help text back often cuts it with one)."""
+    return " ".join(text.lower().split()).rstrip(".…").strip()
+
+
+_REMEMBER_HELP = tuple(
+    _folded(text)
+    for text in (
+        REMEMBER_TOOL.description,
+        *(f.description or "" for f in RememberArgs.model_fields.values()),
+    )
+)
+"""The remember tool's help texts: its description and each parameter's, folded."""
+
+
+def _copies_help(value: str) -> bool:
+    """``value`` is a run of one help text at least half its length (a model that copies the
+    schema back copies whole phrases; a real fact may share a few words with it)."""
+    folded = _folded(value)
+    return any(len(folded) >= max(20, len(h) // 2) and folded in h for h in _REMEMBER_HELP)
+
+
+def _refuse_copied_arguments(args: RememberArgs) -> None:
+    """A tool's name as the memory's name, or this tool's own help text as its description or
+    body, is a model echoing the schema, not a fact: refused, with what to send instead."""
+    stem = safe_memory_name(re.sub(r"(?i)\.md$", "", args.name.replace("\\", "/").split("/")[-1]))
+    taken = {safe_memory_name(name): name for name in _BY_NAME}
+    if stem in taken:
+        raise ToolCallError(
+            f"{args.name!r} is the name of the tool {taken[stem]}, not of a memory; name the fact "
+            f"after what it holds (e.g. 'yield-source') and call {REMEMBER} again."
+        )
+    for field in ("description", "body"):
+        if _copies_help(getattr(args, field)):
+            raise ToolCallError(
+                f"The {field} is this tool's own help text copied back, not the fact; write "
+                f"the fact itself (the user's words, one fact per call) and call {REMEMBER} again."
+            )
+
+
 def _parameters(args: type[BaseModel]) -> dict[str, Any]:
     schema = args.model_json_schema(by_alias=False)
     schema.pop("title", None)
@@ -794,6 +835,7 @@ class FileToolExecutor:
     def _remember(self, args: RememberArgs) -> str:
         """One fact as a memory file (frontmatter composed here, the date stamped by the
         filesystem) under a name no other file has, and its line appended to the index."""
+        _refuse_copied_arguments(args)
         layout = self.fs.layout
         stem = safe_memory_name(args.name)
         description = " ".join(args.description.split())

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from memfs import (
     REMEMBER,
+    REMEMBER_TOOL,
     FileToolExecutor,
     InMemoryFileStore,
     MemFS,
@@ -119,6 +120,56 @@ def test_remember_goes_through_the_credential_guard():
     )
     assert out.startswith("Error:")
     assert not fs.exists("memory/token.md")
+
+
+@pytest.mark.parametrize(
+    "name", ["remember", "Remember", "memory/remember.md", "write_file", "write-file", "exists"]
+)
+def test_a_tool_name_as_the_memory_name_is_refused_with_what_to_do(name):
+    fs = workspace()
+    ex = FileToolExecutor(fs, tools=TOOLS)
+    out = ex.execute(
+        REMEMBER, {"name": name, "description": "MES is the yield source", "type": "project"}
+    )
+    assert out.startswith(f"Error: {name!r} is the name of the tool ")
+    assert "name the fact after what it holds" in out and "\n" not in out
+    assert fs.ls("", detail=False) == []  # nothing written: no memory file, no index
+    ok = ex.execute(REMEMBER, {"name": "remember-me", "description": "d", "type": "user"})
+    assert ok.startswith("Remembered memory/remember-me.md")  # only the whole name is a tool's
+
+
+@pytest.mark.parametrize("field", ["description", "body"])
+@pytest.mark.parametrize("source", ["tool", "name", "description", "body", "hook"])
+def test_the_tools_own_help_text_copied_back_is_refused(field, source):
+    help_text = (
+        REMEMBER_TOOL.description
+        if source == "tool"
+        else RememberArgs.model_fields[source].description
+    )
+    assert help_text
+    args = {"name": "yield-source", "description": "MES is the yield source", "type": "user"}
+    args[field] = help_text
+    fs = workspace()
+    out = FileToolExecutor(fs, tools=TOOLS).execute(REMEMBER, args)
+    assert out.startswith(f"Error: The {field} is this tool's own help text copied back")
+    assert not fs.exists("memory/yield-source.md") and not fs.exists("MEMORY.md")
+
+
+def test_a_cut_or_respaced_copy_is_refused_and_a_fact_sharing_words_is_not():
+    fs = workspace()
+    ex = FileToolExecutor(fs, tools=TOOLS)
+    cut = "One line saying what this memory holds; a later turn decides from it whether to…"
+    out = ex.execute(REMEMBER, {"name": "churn", "description": cut, "type": "user"})
+    assert out.startswith("Error: The description is this tool's own help text")
+    spaced = "  ONE line saying what   this memory holds; a later turn\ndecides from it  "
+    out = ex.execute(REMEMBER, {"name": "churn", "description": spaced, "type": "user"})
+    assert out.startswith("Error: The description")
+    # A real fact that happens to share a phrase with the help text is stored.
+    for description in ("how the user wants the work done", "the user"):
+        out = ex.execute(
+            REMEMBER, {"name": "style", "description": description, "type": "feedback"}
+        )
+        assert out.startswith("Remembered memory/style"), out
 
 
 def test_remember_is_offered_only_when_named_and_says_one_fact_per_call():
@@ -389,6 +440,12 @@ def test_the_mcp_server_serves_remember_on_a_writable_mount_only():
     assert result.content[0].text.startswith("Remembered memory/role.md")
     assert "Repaired arguments: metadata.type read as top-level." in result.content[0].text
     assert text(fs, "MEMORY.md") == "- [role](memory/role.md) — d\n"
+    params = types.CallToolRequestParams(
+        name=REMEMBER, arguments={"name": "remember", "description": "d", "type": "user"}
+    )
+    refused = anyio.run(go)
+    assert refused.is_error is True
+    assert "is the name of the tool remember" in refused.content[0].text
 
 
 def test_the_anthropic_remember_tool_runs_memfs_remember():
@@ -410,3 +467,5 @@ def test_the_anthropic_remember_tool_runs_memfs_remember():
         tool.call({"name": "x"})
     with pytest.raises(ToolError, match="read-only"):
         remember_tool(fs.read_only()).call({"name": "x", "description": "d", "type": "user"})
+    with pytest.raises(ToolError, match=r"^Error: 'remember' is the name of the tool remember"):
+        tool.call({"name": "remember", "description": "d", "type": "user"})
