@@ -94,7 +94,7 @@ CLASS_DESCRIPTIONS: dict[str, str] = {
     "inversion": "a fact recast into its opposite ('I am X' → 'notify X', 'only paying' → "
     "'only trial')",
     "fabrication": "specifics the user never said (numbers, times, thresholds, formulas)",
-    "invalid_memory": "a memory file memfs cannot read as a memory (frontmatter, fields, type)",
+    "invalid_memory": "a memory file memfs cannot read as a memory, or a fact under the wrong type",
     "facts_missing": "a fact the user asked to keep is in no memory file",
     "relative_date": "a relative date was stored without its absolute date",
     "missing_why_how": "feedback memory without **Why:** and **How to apply:**",
