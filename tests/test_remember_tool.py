@@ -12,6 +12,7 @@ import pytest
 from memfs import (
     REMEMBER,
     REMEMBER_TOOL,
+    AgentManifest,
     FileToolExecutor,
     InMemoryFileStore,
     MemFS,
@@ -136,6 +137,51 @@ def test_a_tool_name_as_the_memory_name_is_refused_with_what_to_do(name):
     assert fs.ls("", detail=False) == []  # nothing written: no memory file, no index
     ok = ex.execute(REMEMBER, {"name": "remember-me", "description": "d", "type": "user"})
     assert ok.startswith("Remembered memory/remember-me.md")  # only the whole name is a tool's
+
+
+def test_the_turns_other_tools_are_refused_as_a_memory_name_too():
+    fs = workspace()
+    ex = FileToolExecutor(fs, tools=TOOLS, other_tools=["save_skill", "create_context_card"])
+    for name in ("save_skill", "save-skill", "memory/create_context_card.md"):
+        out = ex.execute(
+            REMEMBER, {"name": name, "description": "churn on paying", "type": "project"}
+        )
+        assert out.startswith(f"Error: {name!r} is the name of the tool "), out
+    assert fs.ls("", detail=False) == []
+    plain = FileToolExecutor(fs, tools=TOOLS)  # no other tools named: only the file tools' names
+    assert plain.execute(
+        REMEMBER, {"name": "save_skill", "description": "d", "type": "user"}
+    ).startswith("Remembered memory/save-skill.md")
+
+
+def test_a_platform_turn_tells_remember_the_platform_tools_names():
+    """Plumbing: the runner hands the turn's tool names to the executor (a scripted model)."""
+
+    def model(**kwargs: Any) -> dict[str, Any]:
+        if any(m["role"] == "tool" for m in kwargs["messages"]):
+            message: dict[str, Any] = {"role": "assistant", "content": "ok"}
+        else:
+            args = {"name": "save_skill", "description": "churn on paying accounts", "type": "user"}
+            fn = {"name": REMEMBER, "arguments": json.dumps(args)}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c0", "type": "function", "function": fn}],
+            }
+        return {"choices": [{"message": message, "finish_reason": "stop"}]}
+
+    fs = workspace()
+    result = run_turn(
+        model="scripted",
+        fs=fs,
+        manifest=AgentManifest(),
+        user_message="Remember: churn is on paying accounts only.",
+        completion=model,
+        options=TurnOptions(tools="platform", memory_tools="files+remember"),
+    )
+    (call,) = result.tool_calls
+    assert call.result.startswith("Error: 'save_skill' is the name of the tool save_skill")
+    assert not fs.exists("memory/save-skill.md")
 
 
 @pytest.mark.parametrize("field", ["description", "body"])
@@ -354,7 +400,12 @@ def test_arms_offer_remember_refuse_memory_paths_and_force_the_first_step(tmp_pa
     for arm in ("r", "f"):  # both facts landed; only the extra file written as text fails
         (invalid,) = [c for c in by_arm[arm].verdict.checks if c.klass == "invalid_memory"]
         assert invalid.hit and invalid.detail.startswith("memory/extra.md:")
-        assert not any(c.hit for c in by_arm[arm].verdict.checks if c.klass != "invalid_memory")
+        # the strict-YAML view, reported beside validity, names the same file and no other
+        (strict,) = [c for c in by_arm[arm].verdict.checks if c.klass == "yaml_strict_invalid"]
+        assert strict.hit and strict.detail.startswith("memory/extra.md:")
+        assert "memory/yield-source.md" not in strict.detail
+        kept = {"invalid_memory", "yaml_strict_invalid"}
+        assert not any(c.hit for c in by_arm[arm].verdict.checks if c.klass not in kept)
     assert "memory/extra.md" in by_arm["r"].record.after
     assert "memory/extra.md" not in by_arm["o"].record.after
     assert "here memory is saved with remember" in by_arm["o"].record.tool_calls[2].result
