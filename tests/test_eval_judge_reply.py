@@ -8,8 +8,11 @@ hand-made where a case needs one; each test asserts the rule, not a model's beha
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
+from memfs_eval.arms import parse_arm
 from memfs_eval.judge import (
     claimed_saves,
     echo_only,
@@ -18,6 +21,7 @@ from memfs_eval.judge import (
     read_memory_doc,
     strip_markup,
 )
+from memfs_eval.report import ARM_CLASSES, RunConfig, arm_class_table, build_report
 from memfs_eval.scenario import load_scenarios
 
 from .test_eval_judge import SCENARIOS, block_of, call, mem, verdict, with_block
@@ -294,3 +298,39 @@ def test_every_write_fact_has_its_polarity_checked():
         for fact in s.expect.facts:
             identity = bool(set(fact.any_of) & set(roles))
             assert fact.inverted or identity or fact.id in NO_OPPOSITE, (s.id, fact.id)
+
+
+# -- the report counts these classes per arm, against the baseline -------------------------------
+
+
+def test_the_report_counts_the_classes_per_arm_with_newcombe_against_the_baseline():
+    user = SCENARIOS["churn-write-en"].user_message
+    base = [
+        with_block("churn-write-en", block_of("churn-write-en") + "\n" + user, calls=[]),
+        verdict(EN, calls=[], answer=NEW_FILE_CLAIM),
+    ]
+    better = [
+        verdict(EN, files=GOOD),
+        verdict(EN, files={**GOOD, "memory/yield-source.md": LINE_READ}),
+    ]
+    rows = [
+        (v.model_copy(update={"arm": arm}), 1.0, [])
+        for arm, vs in (("a", base), ("b", better))
+        for v in vs
+    ]
+    config = RunConfig(
+        model="fixture", n=2, arms=[parse_arm("a=prompt=full"), parse_arm("b=prompt=full")]
+    )
+    report = build_report(
+        config, load_scenarios(), rows, now=dt.datetime(2026, 12, 2, tzinfo=dt.UTC)
+    )
+    a, b = report.arms
+    assert (a.classes["no_answer"].k, a.classes["claimed_write"].k) == (1, 1)
+    assert (b.classes["valid_memory_file"].k, b.classes["valid_memory_file"].n) == (2, 2)
+    assert (b.classes["yaml_strict_invalid"].k, b.classes["yaml_strict_invalid"].n) == (1, 2)
+    assert b.classes_vs_baseline["valid_memory_file"].diff == 1.0
+    assert not a.classes_vs_baseline  # the baseline is not compared with itself
+    table = arm_class_table(report)
+    assert table.splitlines()[0] == "| class | a | b |"
+    assert len(table.splitlines()) == 2 + len(ARM_CLASSES)
+    assert "| valid_memory_file | 0/2 | 2/2 (+100% (" in table

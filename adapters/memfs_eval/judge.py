@@ -68,7 +68,12 @@ OUTCOME_ORDER = (
 )
 """Failure classes, most severe first: a sample's outcome is the first one that hit."""
 
-REPORTED_CLASSES = ("memory_destroyed", "echoed_context", "yaml_strict_invalid")
+REPORTED_CLASSES = (
+    "memory_destroyed",
+    "echoed_context",
+    "yaml_strict_invalid",
+    "valid_memory_file",
+)
 """Classes checked on every sample and reported beside the outcome, never deciding it: the pass
 rules stay those of the scenario kinds, and a lever is not judged by a rule written for it."""
 
@@ -103,6 +108,7 @@ CLASS_DESCRIPTIONS: dict[str, str] = {
     "memory_destroyed": "a file that existed before the turn lost all its content unasked",
     "echoed_context": "the reply reproduced the injected context block instead of acting on it",
     "yaml_strict_invalid": "a memory file a strict YAML reader rejects (memfs may still read it)",
+    "valid_memory_file": "wrote at least one memory file memfs reads as a memory (any facts)",
 }
 
 
@@ -585,6 +591,8 @@ def _judge_write(ctx: _Ctx) -> None:
     strict = [f"{d.path}: {', '.join(d.yaml_problems)}" for d in ctx.docs if d.yaml_problems]
     if ctx.docs:
         ctx.check("yaml_strict_invalid", bool(strict), "; ".join(strict))
+    valid = [d.path for d in ctx.docs if d.valid]
+    ctx.check("valid_memory_file", bool(valid), ", ".join(valid))
     missing: list[str] = []
     unindexed: list[str] = []
     fact_docs: dict[str, list[MemoryDoc]] = {}
