@@ -14,6 +14,7 @@ import pytest
 
 from memfs_eval.arms import parse_arm
 from memfs_eval.judge import (
+    Verdict,
     claimed_saves,
     echo_only,
     fact_inversions,
@@ -313,7 +314,7 @@ def test_the_report_counts_the_classes_per_arm_with_newcombe_against_the_baselin
         verdict(EN, files=GOOD),
         verdict(EN, files={**GOOD, "memory/yield-source.md": LINE_READ}),
     ]
-    rows = [
+    rows: list[tuple[Verdict, float, list[str]]] = [
         (v.model_copy(update={"arm": arm}), 1.0, [])
         for arm, vs in (("a", base), ("b", better))
         for v in vs
