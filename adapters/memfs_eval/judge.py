@@ -778,6 +778,12 @@ def echo_only(reply: str, block: str, said: str = "") -> bool:
     return len(grams & known) >= NO_ANSWER_COVERED * len(grams)
 
 
+_NO_ANSWER_DETAIL = (
+    "nothing is left once the echoed block (a frame it opens, its lines) and the user's own "
+    "words are taken out"
+)
+
+
 def _check_reply(ctx: _Ctx) -> None:
     """``claimed_write`` and ``no_answer``: what the reply says against what the turn did."""
     rec = ctx.rec
@@ -788,7 +794,7 @@ def _check_reply(ctx: _Ctx) -> None:
         ctx.check("claimed_write", bool(claims), " | ".join(claims))
     if nothing and rec.context_block:
         only = echo_only(rec.final_text, rec.context_block, ctx.s.user_text())
-        ctx.check("no_answer", only, "the reply only repeats the injected context" if only else "")
+        ctx.check("no_answer", only, _NO_ANSWER_DETAIL if only else "")
 
 
 def _check_recall(ctx: _Ctx) -> None:
