@@ -99,6 +99,7 @@ _EXPORTS: dict[str, str] = {
     "file_tool_schemas": "memfs.tools",
     "tool_schema": "memfs.tools",
     "parse_arguments": "memfs.tools",
+    "memory_problems": "memfs.receipt",
     "write_receipt": "memfs.receipt",
     # turns, the context block and the prompt
     "AgentManifest": "memfs.manifest",
@@ -206,7 +207,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     from memfs.memory_access import TurnMode, mount_for, mount_for_mode
     from memfs.paths import join, normalize
     from memfs.prompt import MEMORY_LAST_VARIANTS, PROMPT_VARIANTS, PromptVariant, memory_prompt
-    from memfs.receipt import write_receipt
+    from memfs.receipt import memory_problems, write_receipt
     from memfs.records import MemoryRecord, parse_memory
     from memfs.search import (
         SearchResult,
