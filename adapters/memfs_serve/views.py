@@ -267,9 +267,7 @@ def overview(
     where = where or Filter()
     kept = [r for r in measured.rows if where.keeps(r, measured.orphans)]
     page, pages, rows = _pages(len(kept), per_page, page)
-    index_page, index_pages, lines = _pages(
-        len(measured.index_lines), INDEX_PER_PAGE, index_page
-    )
+    index_page, index_pages, lines = _pages(len(measured.index_lines), INDEX_PER_PAGE, index_page)
     orphans = measured.report.index.orphan_paths
     return Overview(
         report=measured.report,
