@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
 from collections.abc import Hashable, Iterator
@@ -262,10 +263,10 @@ class LocalFileStore:
 
     def ls_versioned(self, path: str = "") -> dict[str, Hashable]:
         """:meth:`ls` and each file's version, from the ``lstat`` the listing makes anyway: the
-        token :meth:`read_versioned` returns for the same file."""
+        token :meth:`read_versioned` returns for the same file. In no particular order."""
         versions: dict[str, Hashable] = {}
         self._listing(path, versions)
-        return dict(sorted(versions.items()))
+        return versions
 
     def _listing(self, path: str, versions: dict[str, Hashable] | None) -> list[str]:
         """The files under ``path`` (unsorted), their versions into ``versions`` if given."""
@@ -470,6 +471,13 @@ def _kind(entry: os.DirEntry[str]) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1 << 15)
+def _canonical_name(name: str, reserved: bool) -> bool:
+    """:func:`memfs.paths.is_canonical` of one entry's name, cached: a listing of 10,000 memories
+    checks the same names on every call, more of them than the path cache holds."""
+    return is_canonical(name, reserved=reserved)
+
+
 def _scan(
     fd: int,
     base: str,
@@ -488,7 +496,7 @@ def _scan(
     with os.scandir(fd) as entries:
         for entry in entries:
             name = entry.name
-            if not is_canonical(name, reserved=reserved):
+            if not _canonical_name(name, reserved):
                 continue
             rel = f"{base}/{name}" if base else name
             if len(rel.encode("utf-8")) > MAX_PATH_BYTES:

@@ -124,7 +124,8 @@ class VersionedListingStore(VersionedFileStore, Protocol):
     versioned_listing: bool
 
     def ls_versioned(self, path: str = "") -> dict[str, Hashable]:
-        """Every file under ``path``, recursively, and its version (``{}`` if none)."""
+        """Every file under ``path``, recursively, and its version (``{}`` if none), in no
+        particular order."""
 
 
 def supports_versioned_listing(store: object) -> bool:
