@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 from functools import partial
 
 from memfs import LocalFileStore, MemFS, collect_stats
@@ -41,6 +42,7 @@ def run(ws: Workspaces) -> list[Row]:
     from memfs_serve.app import build_app
 
     root = ws.generated_dir(N_FILES)
+    load_before = os.getloadavg()  # the machine is shared: say how busy it was
     store = LocalFileStore(root)
     fs = MemFS(store, clock=bench_clock, history=False)
 
@@ -121,6 +123,7 @@ def run(ws: Workspaces) -> list[Row]:
                 "warm_vs_listing": warm.summary(),
                 "cold_vs_walk_read": cold.summary(),
                 "after_edit_vs_collect_stats": after.summary(),
+                "load_average_1_5_15_min": {"before": load_before, "after": os.getloadavg()},
             },
         )
     ]

@@ -165,6 +165,7 @@ class Summaries:
         else:
             files = set(fs.raw.find(""))
         kept: dict[str, tuple[Hashable, MemoryRecord, MemoryRow]] = {}
+        complete = True
         for path in sorted(p for p in files if fs.layout.is_memory_file(p)):
             hit = self._files.get(path)
             if listing is not None and hit is not None and hit[0] == listing[path]:
@@ -174,7 +175,7 @@ class Summaries:
                 raw, version = _read(fs, path, listed=listing is not None)
             except (FileNotFoundError, UnsafePathError):
                 files.discard(path)  # removed, or swapped for a link, since it was listed
-                listing = None
+                complete = False  # the listing is not what was shown: list again next time
                 continue
             if hit is not None and version is not None and hit[0] == version:
                 kept[path] = hit
@@ -188,13 +189,13 @@ class Summaries:
             fs, files, records, [row.size for *_, row in kept.values()], index_data
         )
         measured = Measured(
-            listing=listing,
+            listing=listing if complete else None,
             report=report,
             rows=[row for *_, row in kept.values()],
             index_lines=_index_lines(parsed, kept.keys()),
             orphans=frozenset(report.index.orphan_paths),
         )
-        self._last = measured if listing is not None else None
+        self._last = measured if measured.listing is not None else None
         return measured
 
 
@@ -265,7 +266,10 @@ def overview(
     every file is read and parsed. Only the page's rows are returned: the page renders those."""
     measured = (summaries or Summaries()).measured(fs)
     where = where or Filter()
-    kept = [r for r in measured.rows if where.keeps(r, measured.orphans)]
+    if where == Filter():
+        kept = measured.rows  # the unfiltered table: nothing to test 10,000 times
+    else:
+        kept = [r for r in measured.rows if where.keeps(r, measured.orphans)]
     page, pages, rows = _pages(len(kept), per_page, page)
     index_page, index_pages, lines = _pages(len(measured.index_lines), INDEX_PER_PAGE, index_page)
     orphans = measured.report.index.orphan_paths
