@@ -92,6 +92,8 @@ def test_every_change_is_seen_on_the_next_request(local: MemFS, tmp_path: Path) 
 
     (disk / "added.md").write_bytes(note("added", "added on disk"))
     assert "memory/added.md" in [r.path for r in same_as_stats(local, s).rows]
+    local.pipe_file("memory/new.md", note("new", "added through MemFS"))
+    assert "added through MemFS" in [r.description for r in same_as_stats(local, s).rows]
 
     (disk / "n3.md").unlink()
     local.rm_file("memory/n4.md")
