@@ -316,10 +316,23 @@ def _accept(
     if is_public_identifier(value, context, labelled=labelled):
         return False
     if family == "generic":
-        return random_looking(value, min_len=20 if weak else 16, min_entropy=3.5 if weak else 3.3)
-    if family == "key" and random_looking(value, min_len=16):
+        # After "token is" / "key:" a short key (12+) counts; after a bare space only a long one.
+        return _generated(value, min_len=20 if weak else 12, min_entropy=3.5 if weak else 3.3)
+    if family == "key" and _generated(value, min_len=12):
         return True
     return typed_secret(value, strong=weak)
+
+
+def _generated(value: str, *, min_len: int, min_entropy: float = 3.0) -> bool:
+    """Random-looking as a whole, or a random body behind a short prefix or between words
+    (``tk-us-pu1gf8…``, ``web_akqaeqq…``, ``sk_prod_mrolzn3…``): providers name a key's
+    kind in front of it, and the body is what a generator drew."""
+    if random_looking(value, min_len=min_len, min_entropy=min_entropy):
+        return True
+    if "-" not in value and "_" not in value:
+        return False
+    body = max(re.split(r"[-_]", value), key=len)
+    return len(body) >= 16 and random_looking(body, min_len=16, min_entropy=min_entropy)
 
 
 def _word_before_ok(text: str, lowered: str, start: int) -> bool:

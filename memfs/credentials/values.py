@@ -53,10 +53,61 @@ _REFERENCE = r"""(?ix)^(?:1password|lastpass|bitwarden|keepass(?:xc)?|keychain|v
 
 
 def is_placeholder(value: str) -> bool:
-    """A stand-in documentation and templates use, or the name of where a secret is kept."""
-    return bool(_re(_PLACEHOLDER, re.VERBOSE | re.IGNORECASE).match(value)) or bool(
-        _re(_REFERENCE).match(value)
+    """A stand-in documentation and templates use, or the name of where a secret is kept.
+
+    Besides the words and masks of :data:`_PLACEHOLDER`, a value typed along the alphabet or
+    the number row (``aBcDeFgHiJ…``, ``…1234567890``, ``zyxwvu…``, ``a1b2c3d4…``) is one: no
+    generator draws eight characters in order, and people write them where a key goes.
+    """
+    return (
+        bool(_re(_PLACEHOLDER, re.VERBOSE | re.IGNORECASE).match(value))
+        or bool(_re(_REFERENCE).match(value))
+        or _typed_in_order(value)
+        or _encoded_text(value)
     )
+
+
+def _typed_in_order(value: str) -> bool:
+    """A run of eight characters in alphabet or digit order, or four pairs (``a1b2c3d4``)."""
+    v = value.lower()
+    if len(v) < 8:
+        return False
+    for step, need in ((1, 7), (2, 3)):
+        run, last = 0, 0
+        for a, b in zip(v, v[step:], strict=False):
+            d = ord(b) - ord(a)
+            same = (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
+            if same and d in (1, -1) and (run == 0 or d == last):
+                run, last = run + 1, d
+                if run >= need and (step == 1 or _typed_in_order_pairs(v)):
+                    return True
+            else:
+                run = 0
+    return False
+
+
+def _typed_in_order_pairs(v: str) -> bool:
+    """``a1b2c3d4``: letters and digits taking turns, each in order."""
+    return _re(r"(?:[a-z]\d){4}|(?:\d[a-z]){4}").search(v) is not None
+
+
+def _encoded_text(value: str) -> bool:
+    """Base64 that decodes to words (``ZHVtbXkgdGV4dC…`` is "dummy text…"): a stand-in.
+
+    A key decodes to bytes; a sentence someone encoded to fill the field decodes to letters
+    and spaces.
+    """
+    if len(value) < 16 or len(value) % 4 or not _re(r"[A-Za-z0-9+/]+={0,2}").fullmatch(value):
+        return False
+    import base64
+    import binascii
+
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    text = raw.decode("latin-1")
+    return " " in text and sum(c.isalpha() or c == " " for c in text) >= 0.9 * len(text)
 
 
 _HEX = r"[0-9a-fA-F]+"
@@ -118,7 +169,7 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
         return True  # the base64 body of an SSH public key ("ssh-ed25519 AAAAC3…")
     if _re(r"(?i)(?:public|publishable)[-_ ]?key|公鑰|公钥|公開鍵|공개\s?키").search(context):
         return True
-    if _re(_PATH).fullmatch(v) is not None and v.count("/") >= 2:
+    if _re(_PATH).fullmatch(v) is not None and v.count("/") >= 2 and not _drawn_part(v):
         return True  # secret/data/prod/db: where a secret is kept
     if labelled:
         return False
@@ -131,6 +182,17 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
     # a Solana (or other base58) address named as one
     return bool(
         32 <= len(v) <= 44 and _re(_BASE58).fullmatch(v) and _re(_CRYPTO_CONTEXT).search(context)
+    )
+
+
+def _drawn_part(path: str) -> bool:
+    """Whether a path-shaped value has a part no one names a folder by: base64 with slashes
+    (``AK1CI5QsL1zvRE5KBX/uL9Ku…``) is a key, not a place."""
+    return any(
+        _re(r"[A-Za-z0-9+=]{16,}").fullmatch(part)
+        and part.lower() != part != part.upper()
+        and random_looking(part, min_len=16)
+        for part in path.split("/")
     )
 
 
@@ -158,11 +220,12 @@ def random_looking(value: str, *, min_len: int = 16, min_entropy: float = 3.0) -
     if _re(_HEX).fullmatch(value):
         if len(value) < 32:
             return False
-    elif lower and upper:
-        if not 0.2 <= upper / (lower + upper) <= 0.8:
-            return False
+    elif lower and upper and 0.2 <= upper / (lower + upper) <= 0.8:
+        pass
+    elif lower and upper and _re(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)+\d*").fullmatch(value):
+        return False  # camelCase: "getUserCredentials2"
     elif digits / len(value) < 0.2 and not _one_case_key(value, digits, entropy):
-        return False
+        return False  # one case, or one case with a stray capital ("43zgwcor…Axxfi…")
     return entropy >= min_entropy
 
 
@@ -177,7 +240,20 @@ def _one_case_key(value: str, digits: int, entropy: float) -> bool:
     if not _re(r"[A-Za-z0-9]+").fullmatch(value):
         return False  # snake_case and kebab-case identifiers
     runs = _re(r"[A-Za-z]+").findall(value)
-    return max(map(len, runs), default=0) <= 12 and len(runs) >= 3
+    if len(runs) < 3:
+        return False
+    # A long letter run is fine when it does not read as words ("agtwytrdfxxyf"): drawn
+    # letters have few vowels and pile consonants up; "exportservice" has neither.
+    wordy = sum(len(r) for r in runs if len(r) >= 5 and _reads_as_words(r))
+    return wordy <= 0.4 * sum(map(len, runs))
+
+
+def _reads_as_words(run: str) -> bool:
+    """Whether a run of letters reads like words: about two vowels in five, no four
+    consonants in a row (drawn letters average one vowel in five)."""
+    r = run.lower()
+    vowels = sum(c in "aeiouy" for c in r)
+    return vowels >= 0.3 * len(r) and _re(r"[^aeiouy]{5,}").search(r) is None
 
 
 _STOPWORDS = frozenset(
