@@ -178,7 +178,7 @@ OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     ),
     CredentialPattern(
         "Azure shared access signature (sig=)",
-        r"[?&;]sig=(?P<value>[A-Za-z0-9%+/=]{30,})",
+        r"[?&;]sig=(?P<value>[A-Za-z0-9%+/=_\-]{30,})",  # base64, or base64url (Logic Apps)
         "value",
         gate=("sig=",),
     ),
@@ -386,6 +386,14 @@ GITLEAKS_PATTERNS: tuple[CredentialPattern, ...] = (
     ),
     CredentialPattern(
         "Grafana API key (legacy)", _after("eyJrIjoi") + r"[A-Za-z0-9]{70,400}={0,3}", accept=_real
+    ),
+    CredentialPattern(
+        "Microsoft Teams webhook URL",
+        r"https://[a-z0-9\-]+\.webhook\.office\.com/webhookb2/"
+        r"[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}"
+        r"/incomingwebhook/[a-z0-9]{32}/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}",
+        lowered=True,
+        gate=(".webhook.office.com/",),
     ),
     CredentialPattern(
         "Slack webhook URL (http or no scheme)",

@@ -241,11 +241,12 @@ def _token_after() -> re.Pattern[str]:
 def _near_run() -> re.Pattern[str]:
     """A long generated-looking run shortly after a label (``the staging key is <32 chars>``).
 
-    A run followed by ".md" or another extension is a file name, not a secret.
+    The run is a whole word: a piece of a longer one (``…tuy?cvonk5577…``, ``x.md``) is not
+    a key of its own; the word it is part of is judged by the other rules.
     """
     return re.compile(
-        r"[^\n]{0,40}?(?<![a-z0-9+/_\-])(?P<value>[a-z0-9+/_\-]{24,}={0,2})"
-        r"(?![a-z0-9+/_\-]|\.[a-z])"
+        r"[^\n]{0,40}?(?<![^\s\"'`=:(\[<>,{|])(?P<value>[a-z0-9+/_\-]{24,}={0,2})"
+        r"(?=$|[\s\"'`)\]>},;|&]|[.!?:](?:\s|$)|\.[a-z0-9_\-]{8})"
     )
 
 
@@ -283,7 +284,18 @@ def _ascii_prefix(value: str) -> str:
     return value
 
 
+@cache
+def _public_kind() -> re.Pattern[str]:
+    """A word right before a label that names a token meant to be seen: a CSRF token sits in
+    every page's HTML, a public or publishable key in every client."""
+    return re.compile(r"(?:csrf|xsrf|anti[-_ ]?forgery|public|publishable)[-_ ]?$")
+
+
 def _trim(value: str) -> str:
+    """The value without quotes, emphasis or closing punctuation; empty when a long value is
+    elided (``ops_eyJzaWduSW5BZGRy…``): a key cut short is an example, not the secret."""
+    if value.endswith(("...", "…")) and len(value.rstrip(".…")) >= 16:
+        return ""
     value = _ascii_prefix(value)
     link = value.find("](")  # "[API key rotation](memory/…)": a markdown link, not a value
     if link >= 0:
@@ -369,6 +381,8 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
             continue  # a variable in code: password.encode(), token[0], pw(…)
         if lowered[end : end + 1] in (",", ")"):
             continue  # a name in a list or a call: "(token, password, deviceInfo)", "(no password)"
+        if _public_kind().search(lowered, max(0, start - 16), start):
+            continue  # "csrf-token=…", "publicToken = …": meant to be seen
         plural = lowered[end : end + 1] == "s" and not lowered[end + 1 : end + 2].isalnum()
         line_start = lowered.rfind("\n", 0, start) + 1
         hit: Hit | None = None

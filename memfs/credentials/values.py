@@ -37,7 +37,6 @@ _PLACEHOLDER = r"""^(?:
     \$\{.*|\$\(.*|\$[A-Za-z_]\w*|%\w+%|[<{\[(].*    # ${VAR}, $(cmd), $VAR, %VAR%, <token>, {{x}}
   | .*[.]{3}.* | .*…                             # sk-..., ghp_…
   | [*xX•.\-_#=~]+                               # ****, xxxx, ...., ----
-  | .*(.)\1{7,}.*                                 # one character eight times: 1111…, AAAA…
   | .*(?:x{4,}|X{4,}|\*{3,}|0{6,}|1234567|abcdef|example|sample|redacted|placeholder
         |changeme|replace[-_ ]?(?:me|with)
         |your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
@@ -62,9 +61,19 @@ def is_placeholder(value: str) -> bool:
     return (
         bool(_re(_PLACEHOLDER, re.VERBOSE | re.IGNORECASE).match(value))
         or bool(_re(_REFERENCE).match(value))
+        or _one_character_filler(value)
         or _typed_in_order(value)
         or _encoded_text(value)
     )
+
+
+def _one_character_filler(value: str) -> bool:
+    """One character eight times or more (``1111…``, ``sk_live_AAAA…``), unless a long random
+    part follows the run: Twitter bearer tokens open with ``AAAAAAAAAAAAAAAAAAAAA``."""
+    if _re(r"(.)\1{7,}").search(value) is None:
+        return False
+    rest = max(_re(r"(.)\1{7,}").sub(" ", value).split(), key=len, default="")
+    return not (len(rest) >= 32 and random_looking(rest, min_len=32))
 
 
 def _typed_in_order(value: str) -> bool:
