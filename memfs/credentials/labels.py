@@ -306,23 +306,46 @@ def _trim(value: str) -> str:
 # A generic word that names a key the value of which is an identifier: "primary key is <uuid>".
 _ID_KEY_BEFORE = (
     r"(?:primary|foreign|partition|sort|cache|idempotency|object|lookup|dedup|row|composite|"
-    r"unique|map|dict|hash|redis|s3|json|config|yaml|registry|快取|缓存|キャッシュ|캐시)"
+    r"unique|map|dict|hash|redis|s3|json|config|yaml|registry|project|request|trace|gpg|pgp|"
+    r"ssh|host|快取|缓存|キャッシュ|캐시)"
     r"[ \t_-]*(?:key|token|secret)"
+)
+_ARTICLES = frozenset(
+    "a an the my your our their this that its his her le la les un une der die das den dem "
+    "ein eine el los las una o os um uma это".split()
 )
 
 
+def _names_a_service(before: str) -> bool:
+    """Whether a name stands right before a generic label (``heroku token``, ``hubspot の
+    トークン``, ``hubspot-Schlüssel``): a credential word that says whose it is."""
+    m = re.search(r"(?<![\w.-])([A-Za-z][\w.-]{1,30})[-_ ]?(?:[ \t]?[の的][ \t]?)?$", before)
+    return m is not None and m.group(1).lower() not in _ARTICLES
+
+
 def _accept(
-    family: str, value: str, context: str, *, weak: bool, labelled: bool | None = None
+    family: str,
+    value: str,
+    context: str,
+    *,
+    weak: bool,
+    labelled: bool | None = None,
+    named: bool = False,
 ) -> bool:
+    """Whether ``value`` after a label of ``family`` is a secret; ``named``: a service name
+    qualifies the label (``the heroku token is …``, ``Токен npm: …``)."""
     if not value or is_placeholder(value):
         return False
     if labelled is None:
         # "the sentry token is <32+ hex>": a token word with a marker before long hex names a
-        # key; "primary key is <hex>" does not, nor a UUID or a digest-length hex (identifiers).
+        # key; "primary key is <hex>" does not. A UUID or a digest-length hex after a bare
+        # "token:" is an identifier; after a service's token ("the heroku key is <uuid>"),
+        # where providers issue keys in those shapes, it is the key.
+        hexed = re.fullmatch(r"[0-9a-fA-F]{32,}", value) is not None
+        uuid = re.fullmatch(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value)
         labelled = family != "generic" or (
             not weak
-            and bool(re.fullmatch(r"[0-9a-fA-F]{32,}", value))
-            and len(value) not in (40, 64, 128)  # sha1, sha256, sha512: digests first
+            and (named and (hexed or uuid is not None) or hexed and len(value) not in (40, 64, 128))
             and re.search(_ID_KEY_BEFORE, context.lower()) is None
         )
     if is_public_identifier(value, context, labelled=labelled):
@@ -393,7 +416,8 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
         if t and (label != "pass" or t.group("mark").strip() in (":", "=")):
             value = _trim(text[t.start("value") : t.end("value")])
             context = text[line_start : t.start("value")]
-            if _accept(family, value, context, weak=False) or (
+            named = t.re is qualified or _names_a_service(text[line_start:start])
+            if _accept(family, value, context, weak=False, named=named) or (
                 family == "password" and passphrase(value)
             ):
                 hit = (t.start("value"), t.start("value") + len(value), kind)
