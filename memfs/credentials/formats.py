@@ -47,6 +47,20 @@ class CredentialPattern:
     def regex(self) -> re.Pattern[str]:
         return re.compile(self.pattern)
 
+    def admits(self, text: str, start: int, end: int) -> bool:
+        """Whether the match ``text[start:end]`` is this credential: it passes ``accept``, is
+        no placeholder (``figd_aBcDeFgH…``, ``shpat_a1b2c3d4…``), and is not cut from a longer
+        word by a character no token alphabet has (``xoxa-0853…?0757…``)."""
+        value = text[start:end]
+        if self.accept is not None and not self.accept(value):
+            return False
+        if text[end : end + 1] in _FOREIGN and text[end + 1 : end + 2].isalnum():
+            return False
+        return not is_placeholder(value)
+
+
+_FOREIGN = frozenset("?$%#!^*[]{}\\")
+
 
 def _after(literal: str) -> str:
     """``literal`` not preceded by a letter or digit, checked after it (keeps the prefix fast)."""
@@ -89,6 +103,19 @@ def _key_block(value: str) -> bool:
     """A private-key header with a key under it, not an empty template block."""
     body = re.sub(r"-----[A-Z0-9 ]+-----|[\s\\n\"']", "", value)
     return len(body) >= 40 and not is_placeholder(body)
+
+
+def _json_header(part: str) -> bool:
+    """A JWT's header decodes to a JSON object; a damaged one (``…InR5cCVCJ9``) is no token."""
+    import base64
+    import binascii
+    import json
+
+    try:
+        header = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(header, dict)
 
 
 OWN_PATTERNS: tuple[CredentialPattern, ...] = (
@@ -298,6 +325,7 @@ OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "JSON Web Token",
         _after("eyJ") + r"[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        accept=lambda v: _json_header(v.split(".", 1)[0]),
     ),
     CredentialPattern(
         "password in a connection URL",

@@ -55,8 +55,8 @@ def is_placeholder(value: str) -> bool:
     """A stand-in documentation and templates use, or the name of where a secret is kept.
 
     Besides the words and masks of :data:`_PLACEHOLDER`, a value typed along the alphabet or
-    the number row (``aBcDeFgHiJ…``, ``…1234567890``, ``zyxwvu…``, ``a1b2c3d4…``) is one: no
-    generator draws eight characters in order, and people write them where a key goes.
+    the number row (``aBcDeFgHiJ…``, ``…1234567890``, ``zyxwvu…``) is one: no generator draws
+    eight characters in order, and people write them where a key goes.
     """
     return (
         bool(_re(_PLACEHOLDER, re.VERBOSE | re.IGNORECASE).match(value))
@@ -77,27 +77,19 @@ def _one_character_filler(value: str) -> bool:
 
 
 def _typed_in_order(value: str) -> bool:
-    """A run of eight characters in alphabet or digit order, or four pairs (``a1b2c3d4``)."""
+    """A run of eight letters or digits in alphabet order, up or down (``…3456789…``)."""
     v = value.lower()
-    if len(v) < 8:
-        return False
-    for step, need in ((1, 7), (2, 3)):
-        run, last = 0, 0
-        for a, b in zip(v, v[step:], strict=False):
-            d = ord(b) - ord(a)
-            same = (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
-            if same and d in (1, -1) and (run == 0 or d == last):
-                run, last = run + 1, d
-                if run >= need and (step == 1 or _typed_in_order_pairs(v)):
-                    return True
-            else:
-                run = 0
+    run, last = 0, 0
+    for a, b in zip(v, v[1:], strict=False):
+        d = ord(b) - ord(a)
+        same = (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
+        if same and d in (1, -1) and (run == 0 or d == last):
+            run, last = run + 1, d
+            if run >= 7:
+                return True
+        else:
+            run = 0
     return False
-
-
-def _typed_in_order_pairs(v: str) -> bool:
-    """``a1b2c3d4``: letters and digits taking turns, each in order."""
-    return _re(r"(?:[a-z]\d){4}|(?:\d[a-z]){4}").search(v) is not None
 
 
 def _encoded_text(value: str) -> bool:
@@ -213,6 +205,8 @@ def random_looking(value: str, *, min_len: int = 16, min_entropy: float = 3.0) -
     """
     if len(value) < min_len or is_placeholder(value):
         return False
+    if value[0] in "=?" or _re(r"[^&=]*=[^&]*(?:&[^&=]*=[^&]*)+").fullmatch(value):
+        return False  # no key starts with base64's padding or a query mark; "a=1&b=2" is a query
     digits = sum(c.isdigit() for c in value)
     lower = sum(c.islower() for c in value)
     upper = sum(c.isupper() for c in value)
@@ -244,7 +238,7 @@ def _one_case_key(value: str, digits: int, entropy: float) -> bool:
     Many providers issue keys in one case; what tells one from a name is that digits sit
     between the letters, no word of five letters runs on, and the characters spread widely.
     """
-    if digits < 2 or len(value) < 14 or entropy < min(4.0, 0.9 * math.log2(len(value))):
+    if digits < 2 or len(value) < 14 or entropy < min(3.8, 0.85 * math.log2(len(value))):
         return False
     if not _re(r"[A-Za-z0-9]+").fullmatch(value):
         return False  # snake_case and kebab-case identifiers
@@ -257,12 +251,25 @@ def _one_case_key(value: str, digits: int, entropy: float) -> bool:
     return wordy <= 0.4 * sum(map(len, runs))
 
 
+# The 120 most frequent letter pairs of English text: they make up most pairs of words and
+# of names built from words, and about one pair in six of letters drawn at random.
+_COMMON_PAIRS = frozenset(
+    "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le "
+    "ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta la ns di fo ho pe ec "
+    "pr no ct us ac ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee wi em ad ol rt po we na "
+    "ul ni ts mo ow pa im mi ai sh ir su id os iv ia am fi ci vi pl ig tu ev ld ry mp fe bl ab "
+    "gh ty op wo sa ay ex ke fr oo av ag if ap gr od bo sp rd do uc bu ei ov by rm ep tt oc fa "
+    "ef cu rn sc gi da yo cr cl du ga qu ue ff ba ey ls va um pp ua up lu go ht ru ug ds lt pi "
+    "rc rr eg au ck ew mu br bi pt ak pu".split()
+)
+
+
 def _reads_as_words(run: str) -> bool:
-    """Whether a run of letters reads like words: about two vowels in five, no four
-    consonants in a row (drawn letters average one vowel in five)."""
+    """Whether a run of letters reads like words: most of its letter pairs are common in
+    English (``exportservice``), where drawn letters (``agtwytrdfxxyf``) have few."""
     r = run.lower()
-    vowels = sum(c in "aeiouy" for c in r)
-    return vowels >= 0.3 * len(r) and _re(r"[^aeiouy]{5,}").search(r) is None
+    pairs = [r[i : i + 2] for i in range(len(r) - 1)]
+    return sum(p in _COMMON_PAIRS for p in pairs) >= 0.5 * len(pairs)
 
 
 _STOPWORDS = frozenset(
