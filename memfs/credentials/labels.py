@@ -245,7 +245,7 @@ def _near_run() -> re.Pattern[str]:
     a key of its own; the word it is part of is judged by the other rules.
     """
     return re.compile(
-        r"[^\n]{0,40}?(?<![^\s\"'`=:(\[<>,{|])(?P<value>[a-z0-9+/_\-]{24,}={0,2})"
+        r"[^\n]{0,40}?(?<![^\s\"'`:(\[<>,{|])(?P<value>[a-z0-9+/_\-]{24,}={0,2})"
         r"(?=$|[\s\"'`)\]>},;|&]|[.!?:](?:\s|$)|\.[a-z0-9_\-]{8})"
     )
 
@@ -310,10 +310,14 @@ _ID_KEY_BEFORE = (
     r"ssh|host|快取|缓存|キャッシュ|캐시)"
     r"[ \t_-]*(?:key|token|secret)"
 )
+_DIGESTS = (40, 64, 128)  # sha1, sha256, sha512: the lengths of hex digests
 _ARTICLES = frozenset(
-    "a an the my your our their this that its his her le la les un une der die das den dem "
-    "ein eine el los las una o os um uma это".split()
-)
+    (
+        "a", "an", "the", "my", "your", "our", "their", "this", "that", "its", "his", "her", "le",
+        "la", "les", "un", "une", "der", "die", "das", "den", "dem", "ein", "eine", "el", "los",
+        "las", "una", "o", "os", "um", "uma", "это",
+    )
+)  # fmt: skip
 
 
 def _names_a_service(before: str) -> bool:
@@ -345,7 +349,8 @@ def _accept(
         uuid = re.fullmatch(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value)
         labelled = family != "generic" or (
             not weak
-            and (named and (hexed or uuid is not None) or hexed and len(value) not in (40, 64, 128))
+            and (hexed or (named and uuid is not None))
+            and (named or len(value) not in _DIGESTS)
             and re.search(_ID_KEY_BEFORE, context.lower()) is None
         )
     if is_public_identifier(value, context, labelled=labelled):
@@ -358,14 +363,19 @@ def _accept(
     return typed_secret(value, strong=weak)
 
 
+@cache
+def _re_token() -> re.Pattern[str]:
+    return re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]*)+")
+
+
 def _generated(value: str, *, min_len: int, min_entropy: float = 3.0) -> bool:
     """Random-looking as a whole, or a random body behind a short prefix or between words
     (``tk-us-pu1gf8…``, ``web_akqaeqq…``, ``sk_prod_mrolzn3…``): providers name a key's
     kind in front of it, and the body is what a generator drew."""
     if random_looking(value, min_len=min_len, min_entropy=min_entropy):
         return True
-    if "-" not in value and "_" not in value:
-        return False
+    if not _re_token().fullmatch(value):
+        return False  # no prefix to split off: one word, or not one token ("a=1&b=2-3")
     body = max(re.split(r"[-_]", value), key=len)
     return len(body) >= 16 and random_looking(body, min_len=16, min_entropy=min_entropy)
 
