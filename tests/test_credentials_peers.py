@@ -225,9 +225,12 @@ def test_a_sample_of_the_peer_corpus_scores_near_its_full_figures():
     report = score(_sample(300))
     every = report["recall"]["all"]
     assert set(every) == set(EMBEDDINGS)
-    for how, floor in (("line", 0.6), ("prose", 0.67), ("cjk", 0.73), ("frontmatter", 0.74)):
+    for how, floor in (("line", 0.64), ("prose", 0.76), ("cjk", 0.74), ("frontmatter", 0.76)):
         assert every[how]["rate"] >= floor, (how, every[how])
-    assert report["false_positives"]["all"]["rate"] <= 0.09, report["false_positives"]
+    assert report["false_positives"]["all"]["rate"] <= 0.07, report["false_positives"]
+    kept = report["recall_without_placeholders"]
+    assert all(kept[h]["total"] < every[h]["total"] for h in EMBEDDINGS), kept
+    assert all(kept[h]["rate"] >= every[h]["rate"] for h in ("prose", "cjk")), kept
 
 
 @pytest.mark.slow
