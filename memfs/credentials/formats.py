@@ -54,12 +54,15 @@ class CredentialPattern:
         value = text[start:end]
         if self.accept is not None and not self.accept(value):
             return False
-        if text[end : end + 1] in _FOREIGN and text[end + 1 : end + 2].isalnum():
+        cut = text[end : end + 1] in _FOREIGN and text[end + 1 : end + 2].isalnum()
+        if cut and "://" not in value:  # after a URL, "?" opens its query
             return False
         return not is_placeholder(value)
 
 
-_FOREIGN = frozenset("?$%#!^*[]{}\\")
+# Characters no token alphabet has and that do not end one in text either ("%" may start an
+# escape, "\\" an escape in a quoted string, "#" a URL fragment, "*" emphasis).
+_FOREIGN = frozenset("?$!^")
 
 
 def _after(literal: str) -> str:
