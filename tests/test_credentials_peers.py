@@ -152,6 +152,10 @@ GENERALISED_SECRETS = {
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJxNXZkYnEifQ.a2iUdFKrD4KJEtX78une6Mwy"
     ),
     "a token run beside a pipe": "acme token: 49|Hpzs6i1Gi6HdhPEFOanlPrj8ajsthtjObbEP19zGy4av",
+    "a token before an escape in a quoted string": 'printf "' + TOKEN + '\\n" > ~/.token',
+    "a webhook URL with a query": (
+        "https://hooks.slack.com/services/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?x=1"
+    ),
 }
 
 
