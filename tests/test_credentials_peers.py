@@ -119,6 +119,7 @@ NOT_SECRETS = {
     "a camelCase name after a token word": "the token is refreshAccessTokenForUser2",
     "words and numbers in one case": "token: exportservice7handler4queue2",
     "a name and a year in one case": "token: exportservicehandler2024v",
+    "a name in hyphen groups": "the deploy key is orders-export-nightly-2026",
 }
 
 # Shapes providers issue keys in, written the ways a memory holds them.
@@ -153,6 +154,7 @@ GENERALISED_SECRETS = {
     ),
     "a token run beside a pipe": "acme token: 49|Hpzs6i1Gi6HdhPEFOanlPrj8ajsthtjObbEP19zGy4av",
     "a token before an escape in a quoted string": 'printf "' + TOKEN + '\\n" > ~/.token',
+    "a key in hyphen groups after a token word": "the acme token is k7qz-m2xw-p9vb-r4tn-h8jc",
     "a webhook URL with a query": (
         "https://hooks.slack.com/services/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?x=1"
     ),

@@ -376,8 +376,18 @@ def _generated(value: str, *, min_len: int, min_entropy: float = 3.0) -> bool:
         return True
     if not _re_token().fullmatch(value):
         return False  # no prefix to split off: one word, or not one token ("a=1&b=2-3")
-    body = max(re.split(r"[-_]", value), key=len)
-    return len(body) >= 16 and random_looking(body, min_len=16, min_entropy=min_entropy)
+    parts = re.split(r"[-_]", value)
+    body = max(parts, key=len)
+    if len(body) >= 16:
+        return random_looking(body, min_len=16, min_entropy=min_entropy)
+    # A key in groups ("sccqe60k-nsak-h1m1-…"): every group drawn, so the groups joined read
+    # as one drawn key; words and numbers ("read-only-v2") do not.
+    joined = "".join(parts)
+    return (
+        len(joined) >= 20
+        and min(map(len, parts)) >= 4
+        and random_looking(joined, min_len=20, min_entropy=min_entropy)
+    )
 
 
 def _word_before_ok(text: str, lowered: str, start: int) -> bool:
