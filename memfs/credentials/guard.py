@@ -98,7 +98,7 @@ def _scan_as_written(
             continue
         for m in pattern.regex.finditer(subject):
             start, end = m.span(pattern.value_group)
-            if pattern.accept is not None and not pattern.accept(t[start:end]):
+            if not pattern.admits(t, start, end):
                 continue
             found.append((start, _PRIORITY_FORMAT, end, pattern.kind))
     if labels:
