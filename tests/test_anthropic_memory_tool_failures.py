@@ -111,28 +111,31 @@ def test_a_listing_skips_what_cannot_be_read_and_counts_the_rest() -> None:
     assert kind == "ok" and "/memories/b.md" not in text and "6B\t/memories/a.md" in text
 
 
-def test_a_file_deleted_between_the_check_and_the_act(tmp_path: Path) -> None:
-    """Deleted by another turn right after the tool saw it: the reference's words for it."""
-    for command, said in (
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
         (
             {"command": "view", "path": "/memories/a.md"},
             "The file /memories/a.md no longer exists (may have been deleted or renamed "
             "concurrently).",
         ),
         ({"command": "delete", "path": "/memories/a.md"}, "The path /memories/a.md does not exist"),
-    ):
-        tool, fs = tool_on(InMemoryFileStore())
-        real_exists = tool.fs.exists
+    ],
+)
+def test_a_file_deleted_between_the_check_and_the_act(command: dict[str, Any], said: str) -> None:
+    """Deleted by another turn right after the tool saw it: the reference's words for it."""
+    tool, fs = tool_on(InMemoryFileStore())
+    real_exists = tool.fs.exists
 
-        def exists_then_vanish(path: str, real: Any = real_exists, fs: MemFS = fs) -> bool:
-            found = bool(real(path))
-            if found and fs.raw.isfile(path):
-                fs.raw.rm_file(path)
-            return found
+    def exists_then_vanish(path: str, **kwargs: Any) -> bool:
+        found = real_exists(path, **kwargs)
+        if found and fs.raw.isfile(path):
+            fs.raw.rm_file(path)
+        return found
 
-        tool.fs.exists = exists_then_vanish  # type: ignore[method-assign]  # the tool's mount
-        assert outcome(lambda c=command, t=tool: t.call(c)) == ("error", said)
-        assert not fs.raw.exists("memory/a.md")
+    tool.fs.exists = exists_then_vanish  # type: ignore[method-assign]  # the tool's mount
+    assert outcome(lambda: tool.call(command)) == ("error", said)
+    assert not fs.raw.exists("memory/a.md")
 
 
 # -- a directory swapped for a link as the store opens it (local disk) -----------------------------
