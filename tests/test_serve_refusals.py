@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import socket
 import threading
 import urllib.request
 from pathlib import Path
@@ -177,7 +178,7 @@ def test_without_an_index_there_are_no_index_lines(fs: MemFS) -> None:
 
 def test_the_command_serves_the_workspace_until_the_server_stops(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     import uvicorn
-    from memfs.cli import build_parser, tcp_port
+    from memfs.cli import build_parser
 
     from memfs_serve import command
 
@@ -192,11 +193,9 @@ def test_the_command_serves_the_workspace_until_the_server_stops(tmp_path: Path,
             super().__init__(config)
             servers.append(self)
 
-    import socket
-
-    with socket.socket() as probe:
+    with socket.socket() as probe:  # a port free a moment ago: the command binds it itself
         probe.bind(("127.0.0.1", 0))
-        port = tcp_port(str(probe.getsockname()[1]))
+        port = int(probe.getsockname()[1])
     argv = ["serve", str(workspace), "--read-only", "--port", str(port)]
     args = build_parser(argv).parse_args(argv)
     assert args.func is command.run
