@@ -239,13 +239,15 @@ async def save(request: Request) -> Response:
         else:
             b.fs.save(rel, data, create=True)
     except PreconditionFailedError:
-        theirs = views.memory_page(b.fs, rel)
+        try:
+            theirs = views.memory_page(b.fs, rel)
+        except FileNotFoundError:  # deleted since the page was opened: nothing to compare
+            gone = f"{rel} was deleted since this page was opened; save again to create it anew."
+            return b.page("edit.html", 409, path=rel, text=text, sha256="", problem=gone)
         return b.page("conflict.html", 409, path=rel, mine=text, theirs=theirs)
     except PathConflictError as e:
         return b.page("edit.html", 409, path=path, text=text, sha256="", problem=message(e))
     except FileNotFoundError as e:
-        if sha:  # deleted since it was opened
-            return b.page("edit.html", 409, path=path, text=text, sha256="", problem=message(e))
         return b.page("edit.html", 400, path=path, text=text, sha256="", problem=message(e))
     except (CredentialRefusedError, UnsafePathError, ValueError, OSError) as e:
         return b.page("edit.html", 400, path=path, text=text, sha256=sha, problem=message(e))
