@@ -15,14 +15,16 @@ injects the whole index, so that is a figure, not a limit.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import posixpath
 import statistics
 from collections import Counter
+from collections.abc import Callable, Hashable
 from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from memfs.filesystem import MemFS
 from memfs.frontmatter_block import DATE_FIELDS
@@ -33,6 +35,7 @@ from memfs.records import (
     NOTE_KINDS,
     MemoryNames,
     MemoryRecord,
+    WorthWriting,
     parse_memory,
     worth_writing,
 )
@@ -267,6 +270,43 @@ def measure(fs: MemFS) -> Measurement:
     return Measurement(report=report, records=records, contents=contents, index=index)
 
 
+_T = TypeVar("_T")
+
+
+class _LastResult(Generic[_T]):
+    """The result of the last computation and the inputs it came from (one entry).
+
+    A caller that measures the same workspace again (``memfs serve`` on every request) pays
+    for the whole-store figures only when what they depend on changed: an edit of one memory's
+    body leaves the index's figures as they were. The key is compared in full, never hashed,
+    so a hit is always the same inputs."""
+
+    def __init__(self) -> None:
+        self._entry: tuple[Hashable, _T] | None = None
+
+    def get(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        entry = self._entry  # one read: a thread sees one whole entry or none
+        if entry is not None and entry[0] == key:
+            return entry[1]
+        value = compute()
+        self._entry = (key, value)
+        return value
+
+    def clear(self) -> None:
+        self._entry = None
+
+
+_last_index: _LastResult[tuple[IndexStats, set[str], MemoryIndex]] = _LastResult()
+_last_tokens: _LastResult[int] = _LastResult()
+_last_missing: _LastResult[list[WorthWriting]] = _LastResult()
+
+
+def forget_last_results() -> None:
+    """Drop the figures kept from the last report (a benchmark measuring a cold pass)."""
+    for last in (_last_index, _last_tokens, _last_missing):
+        last.clear()
+
+
 def report_over(
     fs: MemFS,
     files: AbstractSet[str],
@@ -286,10 +326,13 @@ def report_over(
     linked: set[str] = set()
     parsed: MemoryIndex | None = None
     if index_data is not None:
-        index, linked, parsed = _index_stats(index_data, fs, records, files)
+        key = (index_data, layout, tuple((r.path, r.name) for r in records))
+        kept = _last_index.get(key, lambda: _index_stats(index_data, fs, records, files))
+        index, linked, parsed = copy.copy(kept[0]), kept[1], kept[2]  # the links are set below
     _count_links(index, [r.path for r in records], linked, files)
     derived = _derived_index(records, layout.index_dir, index.chars)
-    missing = worth_writing(records)
+    links = tuple((r.path, r.name, tuple(r.links)) for r in records)
+    missing = _last_missing.get(links, lambda: worth_writing(records))
     report = StatsReport(
         workspace=repr(fs.store),
         layout=layout.kind,
@@ -382,11 +425,12 @@ def _derived_index(
 ) -> DerivedIndexStats:
     """The index the rejected alternative would derive from every file's description."""
     derived_lines = [_derived_line(r, index_dir) for r in records]
+    text = "\n".join(derived_lines)
     derived_chars = sum(len(line) + 1 for line in derived_lines)
     return DerivedIndexStats(
         lines=len(derived_lines),
         chars=derived_chars,
-        estimated_tokens=estimate_tokens("\n".join(derived_lines)),
+        estimated_tokens=_last_tokens.get(text, lambda: estimate_tokens(text)),
         files_without_description=sum(r.description is None for r in records),
         ratio_to_curated=round(derived_chars / curated_chars, 2) if curated_chars else None,
     )
