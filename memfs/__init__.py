@@ -84,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "measure": "memfs.stats",
     "Measurement": "memfs.stats",
     "report_over": "memfs.stats",
+    "KeptFigures": "memfs.stats",
     "StatsReport": "memfs.stats",
     "split_view": "memfs.staleness",
     "escape_for_agent": "memfs.tags",
@@ -220,7 +221,14 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     from memfs.search import describe as describe_search
     from memfs.search_args import SearchArgs
     from memfs.staleness import FRESH_DAYS, memory_age, reminder_text, split_view
-    from memfs.stats import Measurement, StatsReport, collect_stats, measure, report_over
+    from memfs.stats import (
+        KeptFigures,
+        Measurement,
+        StatsReport,
+        collect_stats,
+        measure,
+        report_over,
+    )
     from memfs.stores import (
         ConditionalFileStore,
         FileStore,

@@ -292,19 +292,18 @@ class _LastResult(Generic[_T]):
         self._entry = (key, value)
         return value
 
-    def clear(self) -> None:
-        self._entry = None
 
+class KeptFigures:
+    """The whole-store figures of the last report over one workspace, for a caller that
+    measures it again and again (``memfs serve``, on every request): each is computed again
+    only when what it depends on changed, so an edit of one memory's body leaves the index's
+    figures as they were. Keys are compared in full, never hashed: a hit is the same inputs.
+    One per workspace; safe to share between threads."""
 
-_last_index: _LastResult[tuple[IndexStats, set[str], MemoryIndex]] = _LastResult()
-_last_tokens: _LastResult[int] = _LastResult()
-_last_missing: _LastResult[list[WorthWriting]] = _LastResult()
-
-
-def forget_last_results() -> None:
-    """Drop the figures kept from the last report (a benchmark measuring a cold pass)."""
-    for last in (_last_index, _last_tokens, _last_missing):
-        last.clear()
+    def __init__(self) -> None:
+        self.index: _LastResult[tuple[IndexStats, set[str], MemoryIndex]] = _LastResult()
+        self.derived_tokens: _LastResult[int] = _LastResult()
+        self.worth_writing: _LastResult[list[WorthWriting]] = _LastResult()
 
 
 def report_over(
@@ -313,26 +312,30 @@ def report_over(
     records: list[MemoryRecord],
     sizes: list[int],
     index_data: bytes | None,
+    kept: KeptFigures | None = None,
 ) -> tuple[StatsReport, MemoryIndex | None]:
     """The report of :func:`measure` over what a caller already read: every file of the
     workspace (``files``), each memory file parsed (``records``, in path order, ``sizes`` their
     byte counts) and the index's bytes (None when there is none); and the index as parsed.
 
     For a caller that keeps each file's record between measurements (``memfs serve`` reads
-    again only the files that changed): the figures are computed here, never by the caller.
+    again only the files that changed): the figures are computed here, never by the caller;
+    ``kept`` (the caller's, one per workspace) spares recomputing those whose inputs did not
+    change since the last report.
     """
+    kept = KeptFigures() if kept is None else kept
     layout = fs.layout
     index = IndexStats(path=layout.index_path)
     linked: set[str] = set()
     parsed: MemoryIndex | None = None
     if index_data is not None:
         key = (index_data, layout, tuple((r.path, r.name) for r in records))
-        kept = _last_index.get(key, lambda: _index_stats(index_data, fs, records, files))
-        index, linked, parsed = copy.copy(kept[0]), kept[1], kept[2]  # the links are set below
+        last = kept.index.get(key, lambda: _index_stats(index_data, fs, records, files))
+        index, linked, parsed = copy.copy(last[0]), last[1], last[2]  # the links are set below
     _count_links(index, [r.path for r in records], linked, files)
-    derived = _derived_index(records, layout.index_dir, index.chars)
+    derived = _derived_index(records, layout.index_dir, index.chars, kept.derived_tokens)
     links = tuple((r.path, r.name, tuple(r.links)) for r in records)
-    missing = _last_missing.get(links, lambda: worth_writing(records))
+    missing = kept.worth_writing.get(links, lambda: worth_writing(records))
     report = StatsReport(
         workspace=repr(fs.store),
         layout=layout.kind,
@@ -421,7 +424,7 @@ def _count_links(
 
 
 def _derived_index(
-    records: list[MemoryRecord], index_dir: str, curated_chars: int
+    records: list[MemoryRecord], index_dir: str, curated_chars: int, tokens: _LastResult[int]
 ) -> DerivedIndexStats:
     """The index the rejected alternative would derive from every file's description."""
     derived_lines = [_derived_line(r, index_dir) for r in records]
@@ -430,7 +433,7 @@ def _derived_index(
     return DerivedIndexStats(
         lines=len(derived_lines),
         chars=derived_chars,
-        estimated_tokens=_last_tokens.get(text, lambda: estimate_tokens(text)),
+        estimated_tokens=tokens.get(text, lambda: estimate_tokens(text)),
         files_without_description=sum(r.description is None for r in records),
         ratio_to_curated=round(derived_chars / curated_chars, 2) if curated_chars else None,
     )

@@ -534,17 +534,24 @@ def test_the_real_store_script_names_findings_without_their_values(tmp_path, cap
 # -- figures kept between measurements -------------------------------------------------------
 
 
-def _fresh(fs: MemFS) -> dict[str, Any]:
-    """The report computed from nothing kept."""
-    from memfs.stats import forget_last_results
+def _report(fs: MemFS, kept: Any = None) -> dict[str, Any]:
+    """The report over everything ``fs`` holds, with the figures ``kept`` (None: nothing kept)."""
+    from memfs.stats import measure, report_over
 
-    forget_last_results()
-    return dataclasses.asdict(collect_stats(fs))
+    m = measure(fs)
+    files = set(fs.raw.find(""))
+    sizes = [len(data) for data in m.contents.values()]
+    index = fs.raw.cat_file("MEMORY.md") if "MEMORY.md" in files else None
+    report, _ = report_over(fs, files, m.records, sizes, index, kept)
+    assert dataclasses.asdict(report) == dataclasses.asdict(m.report)  # one owner of figures
+    return dataclasses.asdict(report)
 
 
 def test_a_report_after_each_kind_of_change_equals_one_computed_from_nothing() -> None:
     # the whole-store figures (the index's, the derived index's tokens, the names worth
     # writing) are kept from the last report; every change they depend on must be seen
+    from memfs import KeptFigures
+
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
     fs.pipe_file("memory/a.md", b"---\nname: a\ndescription: first\n---\nSee [[b]].\n")
     fs.pipe_file("memory/b.md", b"---\nname: Bee Keeper\ndescription: second\n---\nBody.\n")
@@ -556,19 +563,19 @@ def test_a_report_after_each_kind_of_change_equals_one_computed_from_nothing() -
         ("MEMORY.md", b"- [a](memory/a.md) - first\n"),  # the index
         ("memory/c.md", b"---\nname: c\ndescription: third\n---\nNew.\n"),  # a new file
     ]
-    assert dataclasses.asdict(collect_stats(fs)) == _fresh(fs)
+    kept = KeptFigures()
+    assert _report(fs, kept) == _report(fs)
     for path, data in changes:
-        collect_stats(fs)  # the figures of the state before are kept
+        _report(fs, kept)  # the figures of the state before are kept
         fs.pipe_file(path, data)
-        kept = dataclasses.asdict(collect_stats(fs))
-        assert kept == _fresh(fs), path
+        assert _report(fs, kept) == _report(fs), path
     fs.rm_file("memory/c.md")
-    collect_stats(fs)
-    assert dataclasses.asdict(collect_stats(fs)) == _fresh(fs)
+    assert _report(fs, kept) == _report(fs)
 
 
 def test_an_edit_of_a_body_does_not_parse_the_index_again(monkeypatch: pytest.MonkeyPatch) -> None:
     import memfs.stats as stats
+    from memfs import KeptFigures
 
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
     fs.pipe_file("memory/a.md", b"---\nname: a\ndescription: first\n---\nBody.\n")
@@ -581,11 +588,11 @@ def test_an_edit_of_a_body_does_not_parse_the_index_again(monkeypatch: pytest.Mo
         return real(*args)
 
     monkeypatch.setattr(stats, "_index_stats", counted)
-    stats.forget_last_results()
-    first = collect_stats(fs)
+    kept = KeptFigures()
+    first = _report(fs, kept)
     fs.pipe_file("memory/a.md", b"---\nname: a\ndescription: first\n---\nA longer body.\n")
-    second = collect_stats(fs)
-    assert len(calls) == 1
-    assert second.index == first.index and second.sizes != first.sizes
+    second = _report(fs, kept)
+    assert len(calls) == 1 + 2  # measure() inside _report keeps nothing: it parses each time
+    assert second["index"] == first["index"] and second["sizes"] != first["sizes"]
     fs.pipe_file("MEMORY.md", b"- [a](memory/a.md) - first, edited\n")
-    assert collect_stats(fs).index.bytes != first.index.bytes and len(calls) == 2
+    assert _report(fs, kept)["index"]["bytes"] != first["index"]["bytes"] and len(calls) == 5

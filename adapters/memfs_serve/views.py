@@ -20,6 +20,7 @@ from typing import Any
 
 from memfs import (
     FRESH_DAYS,
+    KeptFigures,
     MemFS,
     MemoryIndex,
     MemoryRecord,
@@ -146,6 +147,7 @@ class Summaries:
         self._today: dt.date | None = None
         self._files: dict[str, tuple[Hashable, MemoryRecord, MemoryRow]] = {}
         self._last: Measured | None = None
+        self._figures = KeptFigures()
 
     def measured(self, fs: MemFS) -> Measured:
         with self._lock:
@@ -155,6 +157,7 @@ class Summaries:
         today = fs.today()
         if today != self._today:
             self._today, self._files, self._last = today, {}, None
+            self._figures = KeptFigures()
         store: Any = fs.store
         listing: dict[str, Hashable] | None = None
         if supports_versioned_listing(store):
@@ -185,9 +188,8 @@ class Summaries:
         self._files = kept
         records = [r for _, r, _ in kept.values()]
         index_data = _read_index(fs, files)
-        report, parsed = report_over(
-            fs, files, records, [row.size for *_, row in kept.values()], index_data
-        )
+        sizes = [row.size for *_, row in kept.values()]
+        report, parsed = report_over(fs, files, records, sizes, index_data, self._figures)
         measured = Measured(
             listing=listing if complete else None,
             report=report,
