@@ -670,3 +670,15 @@ __all__ = [
     "version_not_stored",
     "workspace_gone",
 ]
+
+
+def move_destination_exists(src: str, dst: str, actual_sha256: str | None) -> PathConflictError:
+    """A move refused because ``dst`` exists: a move never overwrites a file it has not read."""
+    return PathConflictError(
+        dst,
+        None,
+        actual_sha256,
+        f"Cannot move {src!r} to {dst!r}: {dst!r} already exists, and a move never overwrites "
+        f"a file it has not read. Nothing was moved. Read {dst!r} (delete it first if it should "
+        "go), or choose another name.",
+    )

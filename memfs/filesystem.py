@@ -50,6 +50,7 @@ from memfs.stores import (
     FileStore,
     FsspecFileStore,
     LocalFileStore,
+    move_file,
     supports_versioned_reads,
     with_preconditions,
 )
@@ -816,23 +817,56 @@ class MemFS(AbstractFileSystem):
     def _move_file(
         self, src: str, dst: str, *, create: bool = False
     ) -> errors.MoveConflictError | None:
-        """Copy ``src`` to ``dst``, then delete ``src`` if it still holds what was copied;
-        the conflict when it does not (both files are kept)."""
+        """Move ``src`` to ``dst``, never over a file it has not read: a destination that
+        exists refuses the move (:func:`~memfs.errors.move_destination_exists`). When the
+        destination's rules leave the bytes as they are (a memory keeps its date), the store
+        moves the file in one step (:func:`~memfs.stores.move_file`: a rename on local disk),
+        conditional on the bytes read here; otherwise it is copied through :meth:`save` and
+        the source deleted if it still holds what was copied. The conflict when it does not
+        (both files are kept). ``create`` is kept for callers: every move is create-only."""
+        del create
         if src == dst:
             return None
-        data = self.store.read(src)
-        self.save(
-            dst,
-            data,
-            create=create,
-            moved_from=src if self.records(src) else None,
-            dated_by=self._dated_source(src, data),
-        )
+        for _ in range(DEFAULT_ATTEMPTS):
+            data = self.store.read(src)
+            try:
+                return self._move_read(src, dst, data)
+            except errors.PreconditionFailedError as e:
+                if e.path != src or isinstance(e, errors.MoveConflictError):
+                    raise
+                if e.actual_sha256 is None:
+                    raise errors.not_found(src) from None
+                # changed between this read and the move, which moved nothing: read again
+        raise errors.UpdateConflictError(src, None, None, attempts=DEFAULT_ATTEMPTS)
+
+    def _move_read(self, src: str, dst: str, data: bytes) -> errors.MoveConflictError | None:
+        """:meth:`_move_file` of ``src`` holding ``data`` (as read)."""
+        sha = content_sha256(data)
+        dated_by = self._dated_source(src, data)
+        from_recorded, to_recorded = self.records(src), self.records(dst)
         try:
-            if self.records(src):
+            if self._prepared(dst, data, dated_by) == data:
+                if from_recorded or to_recorded:
+                    self.recorder.move(src, dst, data, from_recorded, to_recorded)
+                else:
+                    move_file(self.store, src, dst, expected_sha256=sha)
+                return None
+            self.save(
+                dst,
+                data,
+                create=True,
+                moved_from=src if from_recorded else None,
+                dated_by=dated_by,
+            )
+        except errors.MoveConflictError as e:
+            return e
+        except errors.PathConflictError as e:
+            raise errors.move_destination_exists(src, dst, e.actual_sha256) from None
+        try:
+            if from_recorded:
                 self.recorder.delete(src, data, moved_to=dst)
             else:
-                self.store.delete(src, expected_sha256=content_sha256(data))
+                self.store.delete(src, expected_sha256=sha)
         except errors.PreconditionFailedError as e:
             return errors.MoveConflictError(
                 src, e.expected_sha256, e.actual_sha256, destination=dst

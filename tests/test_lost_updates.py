@@ -219,19 +219,22 @@ def test_eight_appending_processes_keep_every_line(tmp_path: Path) -> None:
 
 
 def _edit_when_copied(fs: MemFS, src: str, dst: str, edit: Callable[[], object]) -> None:
-    """Run ``edit`` once, right after a move has written ``dst`` (before it deletes ``src``)."""
-    save = fs.save
+    """Run ``edit`` once, right after a move by copy has written ``dst`` (before it deletes
+    ``src``). The store is made to move by conditional copy + delete, as a store without
+    renames (S3) does: a one-step move has no moment between the copy and the delete."""
+    store: Any = fs.store
+    store.moves = False  # read statically, per instance: this store now copies and deletes
+    write = store.write
     done = False
 
-    def save_then_edit(path: str, data: bytes, **kwargs: Any) -> bytes:
+    def write_then_edit(path: str, data: bytes, **kwargs: Any) -> None:
         nonlocal done
-        stored = save(path, data, **kwargs)
-        if not done and fs._rel(path) == dst:
+        write(path, data, **kwargs)
+        if not done and path == dst:
             done = True
             edit()
-        return stored
 
-    fs.save = save_then_edit  # type: ignore[method-assign]
+    store.write = write_then_edit
 
 
 def test_an_edit_landing_during_a_move_keeps_its_source(fs: MemFS) -> None:
