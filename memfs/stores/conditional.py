@@ -156,6 +156,8 @@ def copy_then_delete(
     sha = content_sha256(data)
     if expected_sha256 is not None and sha != check_sha256(expected_sha256):
         raise errors.PreconditionFailedError(src, expected_sha256, sha)
+    if normalize(src, reserved=True) == normalize(dst, reserved=True):
+        return  # a move onto itself: the copy would find its own destination taken
     store.write(dst, data, create=replace_sha256 is None, expected_sha256=replace_sha256)
     try:
         store.delete(src, expected_sha256=sha)
