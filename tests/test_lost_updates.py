@@ -298,7 +298,7 @@ def test_mv_moves_what_copy_then_rm_would(store: FileStore, tmp_path: Path) -> N
     theirs.rm("docs", recursive=True)
     assert ours.find("") == theirs.find("")
     assert [ours.cat_file(p) for p in ours.find("")] == [theirs.cat_file(p) for p in ours.find("")]
-    with pytest.raises(PathConflictError, match="already exists.*Nothing was moved"):
+    with pytest.raises(PathConflictError, match=r"already exists.*Nothing was moved"):
         ours.mv("into/a.txt", "into/keep.txt")
     assert ours.cat_file("into/keep.txt") == b"k" and ours.cat_file("into/a.txt") == b"a"
     ours.rm_file("into/keep.txt")  # read, then deleted: now the name is free
@@ -675,7 +675,7 @@ def race_edits_against_two_movers(fs: MemFS, edits: int, renames: int) -> dict[s
             for name in ("a.md", "b.md", "a.md", "b.md"):
                 edit = {"command": "str_replace", "path": f"/memories/{name}", "old_str": MARK}
                 try:
-                    out = tool.call({**edit, "new_str": f"{token}\n{MARK}"})
+                    out = str(tool.call({**edit, "new_str": f"{token}\n{MARK}"}))
                 except ToolError:
                     continue  # moved away meanwhile: try the other name
                 if out.startswith("The memory file has been edited."):
