@@ -777,13 +777,15 @@ class MemFS(AbstractFileSystem):
     def move(self, path1: str, path2: str, *, create: bool = False) -> None:
         """Move the file or directory tree ``path1`` to exactly ``path2``, losing no edit.
 
-        Each file is copied through :meth:`save` (the rules of its new path apply), then its
-        source is deleted only if it still holds the bytes that were copied; a file another
-        writer changed or deleted in between keeps its source, and once the rest has moved
-        :class:`~memfs.errors.MoveConflictError` names it (both copies exist). With ``create``
-        a destination file that exists refuses the move of that file
-        (:class:`~memfs.errors.PathConflictError`, decided by the write itself, so a file
-        created there concurrently is never overwritten), and a directory tree needs a free
+        Each file moves by :meth:`_move_file`: one store move where the store renames (local
+        disk, memory), else a copy through :meth:`save` (the rules of its new path apply)
+        whose source is deleted only if it still holds the bytes that were copied; a file
+        another writer changed or deleted in between keeps its source, and once the rest has
+        moved :class:`~memfs.errors.MoveConflictError` names it (both copies exist). A
+        destination file that exists refuses the move of that file
+        (:class:`~memfs.errors.PathConflictError`, decided by the store itself, so a file
+        created there concurrently is never overwritten either): a move never overwrites a
+        file the mover has not read. With ``create`` a directory tree also needs a free
         destination. Source directories are removed only when they are left empty.
         """
         self._check_writable(path1, "move")
@@ -794,7 +796,7 @@ class MemFS(AbstractFileSystem):
         if src == dst:
             return
         if not self.store.is_dir(src):
-            conflict = self._move_file(src, dst, create=create)
+            conflict = self._move_file(src, dst)
             if conflict is not None:
                 raise conflict
             return
@@ -808,23 +810,20 @@ class MemFS(AbstractFileSystem):
         conflicts = [
             c
             for f in self.store.ls(src)
-            if (c := self._move_file(f, dst + f[len(src) :], create=create)) is not None
+            if (c := self._move_file(f, dst + f[len(src) :])) is not None
         ]
         _remove_emptied(self.store, [src, *subdirs])
         if conflicts:
             raise conflicts[0]
 
-    def _move_file(
-        self, src: str, dst: str, *, create: bool = False
-    ) -> errors.MoveConflictError | None:
+    def _move_file(self, src: str, dst: str) -> errors.MoveConflictError | None:
         """Move ``src`` to ``dst``, never over a file it has not read: a destination that
         exists refuses the move (:func:`~memfs.errors.move_destination_exists`). When the
         destination's rules leave the bytes as they are (a memory keeps its date), the store
         moves the file in one step (:func:`~memfs.stores.move_file`: a rename on local disk),
         conditional on the bytes read here; otherwise it is copied through :meth:`save` and
         the source deleted if it still holds what was copied. The conflict when it does not
-        (both files are kept). ``create`` is kept for callers: every move is create-only."""
-        del create
+        (both files are kept)."""
         if src == dst:
             return None
         for _ in range(DEFAULT_ATTEMPTS):
