@@ -762,7 +762,7 @@ class MemFS(AbstractFileSystem):
         if not pairs and isinstance(path1, str) and self.isdir(path1):
             raise errors.is_a_directory(self._rel(path1))  # fsspec moves a tree only if recursive
         dirs: list[str] = []
-        conflicts: list[errors.MoveConflictError] = []
+        conflicts: list[errors.WriteConflictError] = []
         for p1, p2 in pairs:
             src, dst = self._rel(p1), self._rel(p2)
             if self.store.is_dir(src):
@@ -782,11 +782,11 @@ class MemFS(AbstractFileSystem):
         whose source is deleted only if it still holds the bytes that were copied; a file
         another writer changed or deleted in between keeps its source, and once the rest has
         moved :class:`~memfs.errors.MoveConflictError` names it (both copies exist). A
-        destination file that exists refuses the move of that file
-        (:class:`~memfs.errors.PathConflictError`, decided by the store itself, so a file
-        created there concurrently is never overwritten either): a move never overwrites a
-        file the mover has not read. With ``create`` a directory tree also needs a free
-        destination. Source directories are removed only when they are left empty.
+        destination file that exists refuses the move of that file, and once the rest has
+        moved :class:`~memfs.errors.PathConflictError` names it (decided by the store itself,
+        so a file created there concurrently is never overwritten either): a move never
+        overwrites a file the mover has not read. With ``create`` a directory tree also needs
+        a free destination. Source directories are removed only when they are left empty.
         """
         self._check_writable(path1, "move")
         self._check_writable(path2, "move into")
@@ -816,14 +816,15 @@ class MemFS(AbstractFileSystem):
         if conflicts:
             raise conflicts[0]
 
-    def _move_file(self, src: str, dst: str) -> errors.MoveConflictError | None:
-        """Move ``src`` to ``dst``, never over a file it has not read: a destination that
-        exists refuses the move (:func:`~memfs.errors.move_destination_exists`). When the
-        destination's rules leave the bytes as they are (a memory keeps its date), the store
-        moves the file in one step (:func:`~memfs.stores.move_file`: a rename on local disk),
-        conditional on the bytes read here; otherwise it is copied through :meth:`save` and
-        the source deleted if it still holds what was copied. The conflict when it does not
-        (both files are kept)."""
+    def _move_file(self, src: str, dst: str) -> errors.WriteConflictError | None:
+        """Move ``src`` to ``dst``, never over a file it has not read. When the destination's
+        rules leave the bytes as they are (a memory keeps its date), the store moves the file
+        in one step (:func:`~memfs.stores.move_file`: a rename on local disk), conditional on
+        the bytes read here; otherwise it is copied through :meth:`save` and the source
+        deleted if it still holds what was copied. Returns what stopped it, for the caller to
+        raise once the rest of a tree has moved: a destination that exists
+        (:func:`~memfs.errors.move_destination_exists`, nothing moved), or a source changed
+        after its copy (:class:`~memfs.errors.MoveConflictError`, both files kept)."""
         if src == dst:
             return None
         for _ in range(DEFAULT_ATTEMPTS):
@@ -838,7 +839,7 @@ class MemFS(AbstractFileSystem):
                 # changed between this read and the move, which moved nothing: read again
         raise errors.UpdateConflictError(src, None, None, attempts=DEFAULT_ATTEMPTS)
 
-    def _move_read(self, src: str, dst: str, data: bytes) -> errors.MoveConflictError | None:
+    def _move_read(self, src: str, dst: str, data: bytes) -> errors.WriteConflictError | None:
         """:meth:`_move_file` of ``src`` holding ``data`` (as read)."""
         sha = content_sha256(data)
         dated_by = self._dated_source(src, data)
@@ -860,7 +861,7 @@ class MemFS(AbstractFileSystem):
         except errors.MoveConflictError as e:
             return e
         except errors.PathConflictError as e:
-            raise errors.move_destination_exists(src, dst, e.actual_sha256) from None
+            return errors.move_destination_exists(src, dst, e.actual_sha256)
         try:
             if from_recorded:
                 self.recorder.delete(src, data, moved_to=dst)

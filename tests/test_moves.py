@@ -373,3 +373,32 @@ def test_a_recorded_move_by_copy_keeps_the_destinations_record_on_a_conflict() -
     assert [v.record.operation for v in h.log("memory/a.md").versions] == ["created"]
     assert [v.record.operation for v in h.log("memory/b.md").versions] == ["created"]
     assert fs.raw.cat_file("memory/a.md") == memory("a", "Edited.")
+
+
+@pytest.mark.parametrize("how", ["move", "mv"])
+@pytest.mark.parametrize("history", [True, False], ids=["history", "no-history"])
+@pytest.mark.parametrize("kind", STORES)
+def test_a_tree_moved_onto_a_taken_name_moves_the_rest(
+    kind: str, history: bool, how: str, tmp_path: Path
+) -> None:
+    """A file whose destination exists stays (with its directory); the others move, then the
+    refusal is raised. (``mv`` into an existing directory moves the tree inside it, as
+    fsspec's does; ``move`` moves it to exactly that path.)"""
+    fs = mount(make_store(kind, tmp_path), history=history)
+    for name in ("a", "b", "c"):
+        fs.pipe_file(f"memory/old/{name}.md", memory(name, name.upper()))
+    to = "memory/new" if how == "move" else "memory/new/old"
+    fs.pipe_file(f"{to}/b.md", memory("b", "Theirs."))
+    with pytest.raises(PathConflictError) as info:
+        if how == "move":
+            fs.move("memory/old", "memory/new")
+        else:
+            fs.mv("memory/old", "memory/new", recursive=True)
+    assert info.value.path == f"{to}/b.md"
+    assert fs.raw.cat_file(f"{to}/b.md") == memory("b", "Theirs.")
+    assert sorted(fs.find("memory")) == [
+        f"{to}/a.md",
+        f"{to}/b.md",
+        f"{to}/c.md",
+        "memory/old/b.md",
+    ]
