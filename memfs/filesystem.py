@@ -831,12 +831,8 @@ class MemFS(AbstractFileSystem):
             data = self.store.read(src)
             try:
                 return self._move_read(src, dst, data)
-            except errors.PreconditionFailedError as e:
-                if e.path != src or isinstance(e, errors.MoveConflictError):
-                    raise
-                if e.actual_sha256 is None:
-                    raise errors.not_found(src) from None
-                # changed between this read and the move, which moved nothing: read again
+            except errors.PreconditionFailedError:
+                continue  # the source changed since this read, so nothing moved: read again
         raise errors.UpdateConflictError(src, None, None, attempts=DEFAULT_ATTEMPTS)
 
     def _move_read(self, src: str, dst: str, data: bytes) -> errors.WriteConflictError | None:

@@ -402,3 +402,30 @@ def test_a_tree_moved_onto_a_taken_name_moves_the_rest(
         f"{to}/c.md",
         "memory/old/b.md",
     ]
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_a_file_moved_into_memory_is_dated_by_the_move(kind: str, tmp_path: Path) -> None:
+    """Its bytes change (today's date), so it is written through the write path and its
+    source deleted conditionally; an edit of the source in between keeps the source."""
+    fs = mount(make_store(kind, tmp_path))
+    old = memory("a", "A.").replace(str(TODAY).encode(), b"2020-01-02")
+    fs.pipe_file("notes/a.md", old)
+    fs.mv("notes/a.md", "memory/a.md")
+    assert fs.raw.cat_file("memory/a.md") == memory("a", "A.") and not fs.exists("notes/a.md")
+    first = History(fs).log("memory/a.md").versions[0].record
+    assert (first.operation, first.moved_from) == ("created", None)  # notes/ keeps no history
+    fs.pipe_file("notes/b.md", old)
+    save = fs.save
+
+    def save_then_edit(path: str, data: bytes, **kwargs: Any) -> bytes:
+        stored = save(path, data, **kwargs)
+        if path == "memory/b.md":  # the move's copy: the source is edited right after
+            fs.pipe_file("notes/b.md", old + b"edited\n")
+        return stored
+
+    fs.save = save_then_edit  # type: ignore[method-assign]
+    with pytest.raises(MoveConflictError):
+        fs.mv("notes/b.md", "memory/b.md")
+    assert fs.raw.cat_file("notes/b.md").endswith(b"edited\n")
+    assert fs.raw.cat_file("memory/b.md") == memory("a", "A.")
