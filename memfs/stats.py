@@ -20,12 +20,13 @@ import json
 import posixpath
 import statistics
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from memfs.filesystem import MemFS
 from memfs.frontmatter_block import DATE_FIELDS
-from memfs.index import markdown_file_links, parse_index
+from memfs.index import MemoryIndex, markdown_file_links, parse_index
 from memfs.layout import INDEX_NAME
 from memfs.records import (
     MEMORY_TYPES,
@@ -243,6 +244,8 @@ class Measurement:
     """every memory file, parsed, in path order"""
     contents: dict[str, bytes]
     """the stored bytes of each memory file"""
+    index: MemoryIndex | None = None
+    """the index as the report parsed it (None when there is none)"""
 
 
 def collect_stats(fs: MemFS) -> StatsReport:
@@ -257,11 +260,33 @@ def measure(fs: MemFS) -> Measurement:
     files = set(raw.find(""))
     contents = {p: raw.cat_file(p) for p in sorted(files) if layout.is_memory_file(p)}
     records = [parse_memory(data, path) for path, data in contents.items()]
-    sizes = [len(data) for data in contents.values()]
+    index_data = raw.cat_file(layout.index_path) if layout.index_path in files else None
+    report, index = report_over(
+        fs, files, records, [len(data) for data in contents.values()], index_data
+    )
+    return Measurement(report=report, records=records, contents=contents, index=index)
+
+
+def report_over(
+    fs: MemFS,
+    files: AbstractSet[str],
+    records: list[MemoryRecord],
+    sizes: list[int],
+    index_data: bytes | None,
+) -> tuple[StatsReport, MemoryIndex | None]:
+    """The report of :func:`measure` over what a caller already read: every file of the
+    workspace (``files``), each memory file parsed (``records``, in path order, ``sizes`` their
+    byte counts) and the index's bytes (None when there is none); and the index as parsed.
+
+    For a caller that keeps each file's record between measurements (``memfs serve`` reads
+    again only the files that changed): the figures are computed here, never by the caller.
+    """
+    layout = fs.layout
     index = IndexStats(path=layout.index_path)
     linked: set[str] = set()
-    if layout.index_path in files:
-        index, linked = _index_stats(raw.cat_file(layout.index_path), fs, records, files)
+    parsed: MemoryIndex | None = None
+    if index_data is not None:
+        index, linked, parsed = _index_stats(index_data, fs, records, files)
     _count_links(index, [r.path for r in records], linked, files)
     derived = _derived_index(records, layout.index_dir, index.chars)
     missing = worth_writing(records)
@@ -287,13 +312,14 @@ def measure(fs: MemFS) -> Measurement:
         derived_index=derived,
         **_record_counts(records),
     )
-    return Measurement(report=report, records=records, contents=contents)
+    return report, parsed
 
 
 def _index_stats(
-    data: bytes, fs: MemFS, records: list[MemoryRecord], files: set[str]
-) -> tuple[IndexStats, set[str]]:
-    """The index's figures, and every memory file its references name (existing or not)."""
+    data: bytes, fs: MemFS, records: list[MemoryRecord], files: AbstractSet[str]
+) -> tuple[IndexStats, set[str], MemoryIndex]:
+    """The index's figures, every memory file its references name (existing or not), and the
+    index as parsed."""
     layout = fs.layout
     text = data.decode("utf-8", errors="replace")
     memory = {r.path for r in records}
@@ -333,11 +359,11 @@ def _index_stats(
         claude_code=_claude_code_cut(text, per_line, memory),
         markdown_links=len(markdown_file_links(text, layout.index_path)),
     )
-    return index, linked
+    return index, linked, parsed
 
 
 def _count_links(
-    index: IndexStats, memory_paths: list[str], linked: set[str], files: set[str]
+    index: IndexStats, memory_paths: list[str], linked: set[str], files: AbstractSet[str]
 ) -> None:
     """Linked, orphaned and broken, set on ``index``."""
     memory_set = set(memory_paths)

@@ -26,8 +26,10 @@ from memfs.stores.protocol import (
     FileStore,
     MovingFileStore,
     VersionedFileStore,
+    VersionedListingStore,
     supports_moves,
     supports_preconditions,
+    supports_versioned_listing,
     supports_versioned_reads,
 )
 
@@ -60,10 +62,12 @@ __all__ = [
     "ProcessLockedStore",
     "S3FileStore",
     "VersionedFileStore",
+    "VersionedListingStore",
     "copy_then_delete",
     "move_file",
     "supports_moves",
     "supports_preconditions",
+    "supports_versioned_listing",
     "supports_versioned_reads",
     "with_preconditions",
 ]
