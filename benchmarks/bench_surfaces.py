@@ -3,7 +3,10 @@
 * memory tool — ``MemFSMemoryTool`` on a local store against the SDK's reference
   ``BetaLocalFilesystemMemoryTool`` on the same files in a local directory: ``view /memories``
   (the listing reads every file once for its size: a FileStore has no stat), ``view`` of the
-  median-sized memory file, and a ``str_replace`` + its undo.
+  median-sized memory file, a ``str_replace`` + its undo, and a ``rename`` + its undo with
+  history on (the default: the rename records a version under each name) and off. memfs's
+  rename is one ``renameat`` fsynced in both directories (crash-safe); the SDK's is one
+  ``rename`` with no fsync.
 * MCP — ``read_file`` of the same file through the MCP SDK's in-process client against the
   same call on :class:`~memfs.tools.FileToolExecutor` directly: the protocol's overhead.
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import platform
 import statistics
 import sys
@@ -52,6 +56,67 @@ def median_s(fn: Callable[[], Any], repeats: int = REPEATS) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def rename(tool: Any, name: str) -> Callable[[], None]:
+    """A rename of the memory file ``name`` and its undo (the store is as it was)."""
+    moved = name.removesuffix(".md") + "-renamed.md"
+
+    def run() -> None:
+        tool.call({"command": "rename", "old_path": name, "new_path": moved})
+        tool.call({"command": "rename", "old_path": moved, "new_path": name})
+
+    return run
+
+
+def rename_rows(
+    ref: Any, ours: MemFSMemoryTool, root: Path, fs: MemFS, name: str
+) -> list[dict[str, Any]]:
+    """Rename + undo against the SDK, history on (``fs``, the default) and off (a copy of the
+    workspace mounted with ``history=False``). Interleaved rounds, so the machine's load
+    shifts both sides alike; the ratio is the median's. ``durable_ms`` is the SDK's rename
+    followed by an fsync of its directory: the least a rename that survives power loss costs
+    on this disk, so the ratio against it is what memfs adds beyond durability."""
+    off_root = root / "ws-off"
+    off = MemFS(LocalFileStore(off_root), clock=lambda: CLOCK_DATE, history=False)
+    for path in fs.raw.find(""):
+        off.raw.pipe_file(path, fs.raw.cat_file(path))
+    memories = root / "ref" / "memories"
+    moved = name.removesuffix(".md") + "-renamed.md"
+
+    def durable() -> None:
+        for old, new in ((name, moved), (moved, name)):
+            ref.call({"command": "rename", "old_path": old, "new_path": new})
+            fd = os.open(memories, os.O_RDONLY)  # both names are in this directory
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    rows = []
+    for label, tool in [
+        ("rename + undo, history on", ours),
+        ("rename + undo, history off", MemFSMemoryTool(off)),
+    ]:
+        base_times, cand_times, durable_times = [], [], []
+        for _ in range(3):
+            base_times.append(median_s(rename(ref, name)))
+            cand_times.append(median_s(rename(tool, name)))
+            durable_times.append(median_s(durable))
+        base, cand = statistics.median(base_times), statistics.median(cand_times)
+        durable_s = statistics.median(durable_times)
+        rows.append(
+            {
+                "case": label,
+                "baseline": "SDK reference",
+                "baseline_ms": base * 1e3,
+                "memfs_ms": cand * 1e3,
+                "ratio": cand / base,
+                "durable_ms": durable_s * 1e3,
+                "ratio_vs_durable": cand / durable_s,
+            }
+        )
+    return rows
 
 
 def main() -> int:
@@ -125,6 +190,8 @@ def main() -> int:
         }
     )
 
+    rows += rename_rows(ref, ours, root, fs, name)
+
     executor = FileToolExecutor(fs)
     args = {"path": median_file}
 
@@ -157,6 +224,11 @@ def main() -> int:
             f"{r['case']:44} {r['baseline']:>16} {r['baseline_ms']:8.2f} "
             f"{r['memfs_ms']:9.2f} {r['ratio']:6.2f}x"
         )
+        if "durable_ms" in r:
+            print(
+                f"{'  against SDK + fsync of the directory':44} {'':>16} {r['durable_ms']:8.2f} "
+                f"{'':9} {r['ratio_vs_durable']:6.2f}x"
+            )
     out = REPO / "benchmarks" / "results" / f"surfaces-{dt.date.today().isoformat()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(

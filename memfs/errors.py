@@ -416,6 +416,18 @@ def move_into_itself(path: str, destination: str) -> OSError:
     )
 
 
+def move_destination_exists(src: str, dst: str, actual_sha256: str | None) -> PathConflictError:
+    """A move refused because ``dst`` exists: a move never overwrites a file it has not read."""
+    return PathConflictError(
+        dst,
+        None,
+        actual_sha256,
+        f"Cannot move {src!r} to {dst!r}: {dst!r} already exists, and a move never overwrites "
+        f"a file it has not read. Nothing was moved. Read {dst!r} (delete it first if it should "
+        "go), or choose another name.",
+    )
+
+
 def _rebuild_move_conflict(
     path: str, expected: str | None, actual: str | None, message: str | None, destination: str
 ) -> MoveConflictError:
@@ -658,6 +670,7 @@ __all__ = [
     "is_a_symlink",
     "is_expected_failure",
     "message",
+    "move_destination_exists",
     "move_into_itself",
     "not_a_directory",
     "not_a_regular_file",

@@ -50,6 +50,7 @@ from memfs.stores import (
     FileStore,
     FsspecFileStore,
     LocalFileStore,
+    move_file,
     supports_versioned_reads,
     with_preconditions,
 )
@@ -761,7 +762,7 @@ class MemFS(AbstractFileSystem):
         if not pairs and isinstance(path1, str) and self.isdir(path1):
             raise errors.is_a_directory(self._rel(path1))  # fsspec moves a tree only if recursive
         dirs: list[str] = []
-        conflicts: list[errors.MoveConflictError] = []
+        conflicts: list[errors.WriteConflictError] = []
         for p1, p2 in pairs:
             src, dst = self._rel(p1), self._rel(p2)
             if self.store.is_dir(src):
@@ -776,14 +777,16 @@ class MemFS(AbstractFileSystem):
     def move(self, path1: str, path2: str, *, create: bool = False) -> None:
         """Move the file or directory tree ``path1`` to exactly ``path2``, losing no edit.
 
-        Each file is copied through :meth:`save` (the rules of its new path apply), then its
-        source is deleted only if it still holds the bytes that were copied; a file another
-        writer changed or deleted in between keeps its source, and once the rest has moved
-        :class:`~memfs.errors.MoveConflictError` names it (both copies exist). With ``create``
-        a destination file that exists refuses the move of that file
-        (:class:`~memfs.errors.PathConflictError`, decided by the write itself, so a file
-        created there concurrently is never overwritten), and a directory tree needs a free
-        destination. Source directories are removed only when they are left empty.
+        Each file moves by :meth:`_move_file`: one store move where the store renames (local
+        disk, memory), else a copy through :meth:`save` (the rules of its new path apply)
+        whose source is deleted only if it still holds the bytes that were copied; a file
+        another writer changed or deleted in between keeps its source, and once the rest has
+        moved :class:`~memfs.errors.MoveConflictError` names it (both copies exist). A
+        destination file that exists refuses the move of that file, and once the rest has
+        moved :class:`~memfs.errors.PathConflictError` names it (decided by the store itself,
+        so a file created there concurrently is never overwritten either): a move never
+        overwrites a file the mover has not read. With ``create`` a directory tree also needs
+        a free destination. Source directories are removed only when they are left empty.
         """
         self._check_writable(path1, "move")
         self._check_writable(path2, "move into")
@@ -793,7 +796,7 @@ class MemFS(AbstractFileSystem):
         if src == dst:
             return
         if not self.store.is_dir(src):
-            conflict = self._move_file(src, dst, create=create)
+            conflict = self._move_file(src, dst)
             if conflict is not None:
                 raise conflict
             return
@@ -807,32 +810,59 @@ class MemFS(AbstractFileSystem):
         conflicts = [
             c
             for f in self.store.ls(src)
-            if (c := self._move_file(f, dst + f[len(src) :], create=create)) is not None
+            if (c := self._move_file(f, dst + f[len(src) :])) is not None
         ]
         _remove_emptied(self.store, [src, *subdirs])
         if conflicts:
             raise conflicts[0]
 
-    def _move_file(
-        self, src: str, dst: str, *, create: bool = False
-    ) -> errors.MoveConflictError | None:
-        """Copy ``src`` to ``dst``, then delete ``src`` if it still holds what was copied;
-        the conflict when it does not (both files are kept)."""
+    def _move_file(self, src: str, dst: str) -> errors.WriteConflictError | None:
+        """Move ``src`` to ``dst``, never over a file it has not read. When the destination's
+        rules leave the bytes as they are (a memory keeps its date), the store moves the file
+        in one step (:func:`~memfs.stores.move_file`: a rename on local disk), conditional on
+        the bytes read here; otherwise it is copied through :meth:`save` and the source
+        deleted if it still holds what was copied. Returns what stopped it, for the caller to
+        raise once the rest of a tree has moved: a destination that exists
+        (:func:`~memfs.errors.move_destination_exists`, nothing moved), or a source changed
+        after its copy (:class:`~memfs.errors.MoveConflictError`, both files kept)."""
         if src == dst:
             return None
-        data = self.store.read(src)
-        self.save(
-            dst,
-            data,
-            create=create,
-            moved_from=src if self.records(src) else None,
-            dated_by=self._dated_source(src, data),
-        )
+        for _ in range(DEFAULT_ATTEMPTS):
+            data = self.store.read(src)
+            try:
+                return self._move_read(src, dst, data)
+            except errors.PreconditionFailedError:
+                continue  # the source changed since this read, so nothing moved: read again
+        raise errors.UpdateConflictError(src, None, None, attempts=DEFAULT_ATTEMPTS)
+
+    def _move_read(self, src: str, dst: str, data: bytes) -> errors.WriteConflictError | None:
+        """:meth:`_move_file` of ``src`` holding ``data`` (as read)."""
+        sha = content_sha256(data)
+        dated_by = self._dated_source(src, data)
+        from_recorded, to_recorded = self.records(src), self.records(dst)
         try:
-            if self.records(src):
+            if self._prepared(dst, data, dated_by) == data:
+                if from_recorded or to_recorded:
+                    self.recorder.move(src, dst, data, from_recorded, to_recorded)
+                else:
+                    move_file(self.store, src, dst, expected_sha256=sha)
+                return None
+            self.save(
+                dst,
+                data,
+                create=True,
+                moved_from=src if from_recorded else None,
+                dated_by=dated_by,
+            )
+        except errors.MoveConflictError as e:
+            return e
+        except errors.PathConflictError as e:
+            return errors.move_destination_exists(src, dst, e.actual_sha256)
+        try:
+            if from_recorded:
                 self.recorder.delete(src, data, moved_to=dst)
             else:
-                self.store.delete(src, expected_sha256=content_sha256(data))
+                self.store.delete(src, expected_sha256=sha)
         except errors.PreconditionFailedError as e:
             return errors.MoveConflictError(
                 src, e.expected_sha256, e.actual_sha256, destination=dst

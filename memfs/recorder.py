@@ -3,9 +3,10 @@
 :class:`~memfs.filesystem.MemFS` decides *whether* a change is recorded (the memory area and the
 index, with history on) and hands the change to its recorder at its write points: a write
 (:meth:`Recorder.write`, :meth:`Recorder.write_blind`), a delete (:meth:`Recorder.delete`,
-:meth:`Recorder.delete_blind`) and a move (a write naming ``moved_from``, then a delete naming
-``moved_to``). The recorder makes each one as :mod:`memfs.versions` lays it out: the blob, then
-the version record, then the file, conditional on the content it replaces.
+:meth:`Recorder.delete_blind`) and a move (:meth:`Recorder.move`: a record naming
+``moved_from`` and one naming ``moved_to``, then one store move). The recorder makes each one
+as :mod:`memfs.versions` lays it out: the blob, then the version record, then the file,
+conditional on the content it replaces.
 
 Content no version holds (written before history was kept, with ``history=False``, or by
 another tool) is copied first: the first change or delete of it records it as an
@@ -20,13 +21,14 @@ from collections.abc import Callable, Iterator
 from memfs import errors
 from memfs.conflicts import content_sha256
 from memfs.paths import is_reserved
-from memfs.stores import ConditionalFileStore
+from memfs.stores import ConditionalFileStore, move_file
 from memfs.versions import (
     HistoryOptions,
     Operation,
     new_record,
     prune_file,
     prune_slack,
+    put_record,
     put_version,
     read_record,
     record_keys,
@@ -212,6 +214,68 @@ class Recorder:
             except errors.PreconditionFailedError:
                 if attempt == WRITE_ATTEMPTS:
                     raise
+
+    # -- moves -------------------------------------------------------------------------------
+
+    def move(self, src: str, dst: str, data: bytes, from_recorded: bool, to_recorded: bool) -> None:
+        """Move ``src`` (holding ``data``) to the free path ``dst`` in one store move
+        (:func:`~memfs.stores.move_file`), recorded: the content's blob is stored once, then a
+        ``created`` record of ``dst`` (``moved_from``) and a ``deleted`` record of ``src``
+        (``moved_to``), so each name's log shows the move, then the file is moved. A move the
+        store refuses leaves no record; one that copied and then found the source changed
+        (:class:`~memfs.errors.MoveConflictError`) keeps the destination's record only."""
+        store, options, sha = self.store, self.options, content_sha256(data)
+        if from_recorded:
+            self.keep_unrecorded(src, sha, data)
+        keys: list[str] = []
+        try:
+            if to_recorded:
+                keys.append(self._move_record(dst, "created", data, moved_from=src))
+            if from_recorded:
+                record = new_record(
+                    options,
+                    path=src,
+                    operation="deleted",
+                    actor=self.actor,
+                    data=None,
+                    sha256=None,
+                    parent=sha,
+                    moved_to=dst if to_recorded else None,
+                )
+                keys.append(put_record(store, record, options))
+            move_file(store, src, dst, expected_sha256=sha)
+        except errors.MoveConflictError:
+            self._unrecord(keys[1:] if to_recorded else keys)
+            raise
+        except Exception:
+            self._unrecord(keys)
+            raise
+        for rel, recorded, now in ((src, from_recorded, None), (dst, to_recorded, sha)):
+            if recorded:
+                self._known(rel, now)
+                self._after_change(rel, now)
+
+    def _move_record(self, dst: str, operation: Operation, data: bytes, moved_from: str) -> str:
+        return put_version(
+            self.store,
+            self.options,
+            data,
+            lambda sha: new_record(
+                self.options,
+                path=dst,
+                operation=operation,
+                actor=self.actor,
+                data=data,
+                sha256=sha,
+                parent=None,
+                moved_from=moved_from,
+            ),
+        )[1]
+
+    def _unrecord(self, keys: list[str]) -> None:
+        for key in keys:
+            with contextlib.suppress(OSError):
+                self.store.delete(key)
 
     # -- content no version holds ------------------------------------------------------------
 

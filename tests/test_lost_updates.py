@@ -2,9 +2,11 @@
 
 * ``open(path, "ab")`` adds its bytes to what the file holds when they are stored
   (:meth:`MemFS.update`), so two appenders keep every line, in threads and in processes.
-* A move copies, then deletes the source only if it still holds what was copied: an edit that
-  lands in between keeps its source (both files exist) and the move says so. The Anthropic
-  tool's ``rename`` writes its destination create-only.
+* A move never overwrites a destination (it has not read it). Where the store renames (local
+  disk, memory) it is one step conditional on the bytes read; elsewhere it copies, then deletes
+  the source only if it still holds what was copied: an edit that lands in between keeps its
+  source (both files exist) and the move says so. The Anthropic tool's ``rename`` is the same
+  move.
 * A memory file over ``max_memory_file_bytes`` is refused with an error that says to split it.
 
 The races are forced at the exact step where an update used to be lost, on every backend, and
@@ -219,19 +221,22 @@ def test_eight_appending_processes_keep_every_line(tmp_path: Path) -> None:
 
 
 def _edit_when_copied(fs: MemFS, src: str, dst: str, edit: Callable[[], object]) -> None:
-    """Run ``edit`` once, right after a move has written ``dst`` (before it deletes ``src``)."""
-    save = fs.save
+    """Run ``edit`` once, right after a move by copy has written ``dst`` (before it deletes
+    ``src``). The store is made to move by conditional copy + delete, as a store without
+    renames (S3) does: a one-step move has no moment between the copy and the delete."""
+    store: Any = fs.store
+    store.moves = False  # read statically, per instance: this store now copies and deletes
+    write = store.write
     done = False
 
-    def save_then_edit(path: str, data: bytes, **kwargs: Any) -> bytes:
+    def write_then_edit(path: str, data: bytes, **kwargs: Any) -> None:
         nonlocal done
-        stored = save(path, data, **kwargs)
-        if not done and fs._rel(path) == dst:
+        write(path, data, **kwargs)
+        if not done and path == dst:
             done = True
             edit()
-        return stored
 
-    fs.save = save_then_edit  # type: ignore[method-assign]
+    store.write = write_then_edit
 
 
 def test_an_edit_landing_during_a_move_keeps_its_source(fs: MemFS) -> None:
@@ -277,7 +282,11 @@ def test_a_file_written_into_a_tree_being_moved_is_not_deleted(fs: MemFS) -> Non
 
 
 def test_mv_moves_what_copy_then_rm_would(store: FileStore, tmp_path: Path) -> None:
-    """fsspec's mv is copy + rm: the same pairs move, an existing directory included."""
+    """fsspec's mv is copy + rm: the same pairs move, an existing directory included. One
+    difference is deliberate: fsspec's mv overwrites an existing destination file, MemFS's
+    refuses it (nothing moves), because a memory file is never overwritten unread — the mover
+    has not read the destination, so its content would be lost without anyone having seen it.
+    The mover reads it and deletes it first, or picks another name."""
     ours, theirs = _mount(store), _mount(make_store("memory", tmp_path))
     for fs in (ours, theirs):
         fs.pipe_file("docs/a.txt", b"a")
@@ -289,8 +298,12 @@ def test_mv_moves_what_copy_then_rm_would(store: FileStore, tmp_path: Path) -> N
     theirs.rm("docs", recursive=True)
     assert ours.find("") == theirs.find("")
     assert [ours.cat_file(p) for p in ours.find("")] == [theirs.cat_file(p) for p in ours.find("")]
-    ours.mv("into/a.txt", "into/keep.txt")  # a plain mv overwrites, as fsspec's does
-    assert ours.cat_file("into/keep.txt") == b"a"
+    with pytest.raises(PathConflictError, match=r"already exists.*Nothing was moved"):
+        ours.mv("into/a.txt", "into/keep.txt")
+    assert ours.cat_file("into/keep.txt") == b"k" and ours.cat_file("into/a.txt") == b"a"
+    ours.rm_file("into/keep.txt")  # read, then deleted: now the name is free
+    ours.mv("into/a.txt", "into/keep.txt")
+    assert ours.cat_file("into/keep.txt") == b"a" and not ours.exists("into/a.txt")
     with pytest.raises(IsADirectoryError):
         ours.mv("into/sub", "elsewhere")  # a tree moves only with recursive=True
     ours.mv("into/sub/b.txt", "into/sub/b.txt")
@@ -622,3 +635,78 @@ def test_the_race_files_are_left_clean(tmp_path: Path) -> None:
     assert isinstance(store, LocalFileStore)
     left = os.listdir(Path(store.root) / "memory")
     assert all(n in ("a.md", "b.md") for n in left), left
+
+
+def race_edits_against_two_movers(fs: MemFS, edits: int, renames: int) -> dict[str, int]:
+    """One editor thread and two mover threads on one memory, with no pauses, until the editor
+    has had ``edits`` edits reported and the movers have done ``renames`` renames (both counts
+    observed; the editor gives up after 100 times ``edits`` tries, so a stalled race fails
+    rather than hangs). Counts what survived."""
+    tool = MemFSMemoryTool(fs)
+    tool.call({"command": "create", "path": "/memories/a.md", "file_text": f"{SEED}{MARK}\n"})
+    reported: list[str] = []
+    counts = {"renames": 0, "conflicts": 0, "tries": 0}
+    lock, done = threading.Lock(), threading.Event()
+
+    def mover() -> None:
+        while not done.is_set():
+            src, dst = ("a.md", "b.md") if fs.exists("memory/a.md") else ("b.md", "a.md")
+            rename = {"command": "rename", "old_path": f"/memories/{src}"}
+            try:
+                tool.call({**rename, "new_path": f"/memories/{dst}"})
+            except ToolError as e:  # the other mover won (gone, or its destination taken)
+                if "did not complete" in str(e):
+                    with lock:
+                        counts["conflicts"] += 1
+                    _merge_back(fs, f"memory/{src}", f"memory/{dst}")
+                continue
+            with lock:
+                counts["renames"] += 1
+
+    movers = [threading.Thread(target=mover) for _ in range(2)]
+    for t in movers:
+        t.start()
+    try:
+        for i in itertools.count():
+            if (len(reported) >= edits and counts["renames"] >= renames) or i >= 100 * edits:
+                break
+            counts["tries"] += 1
+            token = f"edit-{i}"
+            for name in ("a.md", "b.md", "a.md", "b.md"):
+                edit = {"command": "str_replace", "path": f"/memories/{name}", "old_str": MARK}
+                try:
+                    out = str(tool.call({**edit, "new_str": f"{token}\n{MARK}"}))
+                except ToolError:
+                    continue  # moved away meanwhile: try the other name
+                if out.startswith("The memory file has been edited."):
+                    reported.append(token)
+                break
+    finally:
+        done.set()
+        for t in movers:
+            t.join()
+    names = [p for p in ("memory/a.md", "memory/b.md") if fs.exists(p)]
+    text = "".join(fs.raw.cat_file(p).decode() for p in names)
+    kept = re.findall(r"^edit-\d+$", text, re.M)
+    return {
+        **counts,
+        "files": len(names),
+        "reported": len(reported),
+        "survived": len(set(reported) & set(kept)),
+        "lines": len(kept),
+    }
+
+
+@pytest.mark.parametrize("history", [True, False], ids=["history", "no-history"])
+@pytest.mark.parametrize("kind", ["local", "memory"])
+def test_an_edit_racing_two_renamers_keeps_every_reported_edit(
+    kind: str, history: bool, tmp_path: Path
+) -> None:
+    """Every edit reported ``edited`` is in the one file left, once; no other line is. The
+    store renames in one step, so no rename is ever half done (no conflict to merge)."""
+    fs = _mount(make_store(kind, tmp_path), credential_guard=False, history=history)
+    out = race_edits_against_two_movers(fs, edits=100, renames=30)
+    print(f"\n[an edit racing two renamers, {kind}, history {history}] {out}")
+    assert out["reported"] >= 100 and out["renames"] >= 30, out
+    assert out["files"] == 1 and out["conflicts"] == 0
+    assert out["survived"] == out["reported"] == out["lines"]

@@ -564,15 +564,15 @@ def test_a_conditional_delete_on_s3_is_one_delete_with_if_match(
 def test_a_move_on_s3_keeps_an_edit_from_another_pod(s3_server: S3Server, prefix: str) -> None:
     pod_a, pod_b = mount(s3_server.endpoint, prefix), mount(s3_server.endpoint, prefix)
     pod_a.migrating().pipe_file("memory/a.md", OLD_MEMORY)
-    save = pod_a.save
+    store: Any = pod_a.store
+    write = store.write
 
-    def save_then_other_pod_edits(path: str, data: bytes, **kwargs: Any) -> bytes:
-        stored = save(path, data, **kwargs)
+    def copy_then_other_pod_edits(path: str, data: bytes, **kwargs: Any) -> None:
+        write(path, data, **kwargs)  # the move's copy: S3 cannot rename
         if path == "memory/b.md":
             pod_b.update("memory/a.md", lambda cur: (cur or b"") + b"- from pod B\n")
-        return stored
 
-    pod_a.save = save_then_other_pod_edits  # type: ignore[method-assign]
+    store.write = copy_then_other_pod_edits
     with pytest.raises(MoveConflictError):
         pod_a.move("memory/a.md", "memory/b.md")
     assert pod_b.raw.cat_file("memory/a.md").endswith(b"- from pod B\n")

@@ -623,8 +623,9 @@ class MemFSMemoryTool(BetaAbstractMemoryTool):
             )
         with self._errors(command.old_path, old.rel):
             try:
-                # Create-only at the destination (a file another turn creates there meanwhile is
-                # never overwritten) and each source deleted only if unchanged since its copy.
+                # The store's move: create-only at the destination (a file another turn creates
+                # there meanwhile is never overwritten), one rename on disk and in memory, and on
+                # a store that copies, each source deleted only if unchanged since its copy.
                 self.fs.move(old.rel, new.rel, create=True)
             except MoveConflictError as e:
                 raise self._move_conflict(command, old, new, e) from e

@@ -6,20 +6,28 @@
   S3 gets :class:`S3FileStore` (conditional PUTs), a local filesystem :class:`LocalFileStore`.
 
 :mod:`memfs.stores.protocol` declares the protocol and the conditional-write capability;
-:func:`with_preconditions` gives a store that lacks it a process-locked compare-and-write.
+:func:`with_preconditions` gives a store that lacks it a process-locked compare-and-write;
+:func:`move_file` moves a file in one step where the store can, else by conditional copy + delete.
 """
 
 from typing import TYPE_CHECKING, Any
 
-from memfs.stores.conditional import ProcessLockedStore, with_preconditions
+from memfs.stores.conditional import (
+    ProcessLockedStore,
+    copy_then_delete,
+    move_file,
+    with_preconditions,
+)
 from memfs.stores.host import TEMP_PREFIX
 from memfs.stores.local import LocalFileStore
 from memfs.stores.memory import InMemoryFileStore
 from memfs.stores.protocol import (
     ConditionalFileStore,
     FileStore,
+    MovingFileStore,
     VersionedFileStore,
     VersionedListingStore,
+    supports_moves,
     supports_preconditions,
     supports_versioned_listing,
     supports_versioned_reads,
@@ -50,10 +58,14 @@ __all__ = [
     "FsspecFileStore",
     "InMemoryFileStore",
     "LocalFileStore",
+    "MovingFileStore",
     "ProcessLockedStore",
     "S3FileStore",
     "VersionedFileStore",
     "VersionedListingStore",
+    "copy_then_delete",
+    "move_file",
+    "supports_moves",
     "supports_preconditions",
     "supports_versioned_listing",
     "supports_versioned_reads",

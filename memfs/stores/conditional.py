@@ -13,11 +13,13 @@ import threading
 from collections.abc import Hashable
 from typing import Any
 
-from memfs.conflicts import check_delete, check_precondition, check_sha256
+from memfs import errors
+from memfs.conflicts import check_delete, check_precondition, check_sha256, content_sha256
 from memfs.paths import normalize
 from memfs.stores.protocol import (
     ConditionalFileStore,
     FileStore,
+    supports_moves,
     supports_preconditions,
     supports_versioned_reads,
 )
@@ -115,3 +117,51 @@ def with_preconditions(store: FileStore) -> ConditionalFileStore:
     if supports_preconditions(store):
         return store  # type: ignore[return-value]
     return ProcessLockedStore(store)
+
+
+def move_file(
+    store: ConditionalFileStore,
+    src: str,
+    dst: str,
+    *,
+    expected_sha256: str | None = None,
+    replace_sha256: str | None = None,
+) -> None:
+    """Move the file ``src`` to ``dst`` with :class:`~memfs.stores.protocol.MovingFileStore`'s
+    preconditions: one ``store.move`` where the store declares moves, else
+    :func:`copy_then_delete`."""
+    if supports_moves(store):
+        mover: Any = store
+        mover.move(src, dst, expected_sha256=expected_sha256, replace_sha256=replace_sha256)
+        return
+    copy_then_delete(
+        store, src, dst, expected_sha256=expected_sha256, replace_sha256=replace_sha256
+    )
+
+
+def copy_then_delete(
+    store: ConditionalFileStore,
+    src: str,
+    dst: str,
+    *,
+    expected_sha256: str | None = None,
+    replace_sha256: str | None = None,
+) -> None:
+    """A move for a store that cannot rename (S3, other fsspec backends): read ``src``, write
+    its bytes to ``dst`` create-only (or conditional on ``replace_sha256``), then delete
+    ``src`` conditional on the bytes copied. On S3 that is a GET, a conditional PUT and a
+    conditional DELETE. A writer that changed ``src`` in between keeps its change: the source
+    stays and :class:`~memfs.errors.MoveConflictError` says both files exist."""
+    data = store.read(src)
+    sha = content_sha256(data)
+    if expected_sha256 is not None and sha != check_sha256(expected_sha256):
+        raise errors.PreconditionFailedError(src, expected_sha256, sha)
+    if normalize(src, reserved=True) == normalize(dst, reserved=True):
+        return  # a move onto itself: the copy would find its own destination taken
+    store.write(dst, data, create=replace_sha256 is None, expected_sha256=replace_sha256)
+    try:
+        store.delete(src, expected_sha256=sha)
+    except errors.PreconditionFailedError as e:
+        raise errors.MoveConflictError(
+            src, e.expected_sha256, e.actual_sha256, destination=dst
+        ) from None

@@ -20,7 +20,7 @@ import stat
 from collections.abc import Hashable, Iterator
 
 from memfs import errors
-from memfs.conflicts import check_delete, check_precondition, check_sha256
+from memfs.conflicts import check_delete, check_precondition, check_sha256, content_sha256
 from memfs.paths import (
     MAX_PATH_BYTES,
     canonical_entry_name,
@@ -62,6 +62,7 @@ class LocalFileStore:
 
     conditional_writes = True
     versioned_reads = True
+    moves = True
     versioned_listing = True
 
     def __init__(
@@ -345,6 +346,68 @@ class LocalFileStore:
             return 0
         with self._dir(rel, "clean up") as fd, _naming(rel, "clean up"):
             return _sweep_tree(fd)
+
+    def move(
+        self,
+        src: str,
+        dst: str,
+        *,
+        expected_sha256: str | None = None,
+        replace_sha256: str | None = None,
+    ) -> None:
+        """Rename the file ``src`` to ``dst``: one ``renameat`` between the two parent
+        directories' descriptors (see :class:`~memfs.stores.protocol.MovingFileStore`).
+
+        Both paths' locks are held (taken in path order, so two crossed moves cannot deadlock),
+        so the checks and the rename are one step for every memfs writer sharing the directory:
+        a conditional write of ``src`` and a create of ``dst`` each happen wholly before or
+        after it. The directories are fsynced, so the rename survives power loss."""
+        rel, to = normalize(src, reserved=True), normalize(dst, reserved=True)
+        if not rel or not to:
+            raise errors.is_a_directory(rel if not rel else to)
+        expected = None if expected_sha256 is None else check_sha256(expected_sha256)
+        replace = None if replace_sha256 is None else check_sha256(replace_sha256)
+        with self._at(rel, "move") as at, self._at(to, "move into", create=True) as dat:
+            if at is None:
+                raise errors.not_found(rel)
+            assert dat is not None
+            first, second = (at, dat) if rel <= to else (dat, at)
+            with path_lock(*first), contextlib.ExitStack() as stack:
+                if rel != to:
+                    stack.enter_context(path_lock(*second))
+                self._move_locked(rel, to, at, dat, expected, replace)
+
+    def _move_locked(
+        self,
+        rel: str,
+        to: str,
+        at: tuple[int, str],
+        dat: tuple[int, str],
+        expected: str | None,
+        replace: str | None,
+    ) -> None:
+        st = lstat_at(*at)
+        if st is None:
+            raise errors.not_found(rel)
+        refuse_unless_regular(st, rel)  # a directory is moved file by file by MemFS
+        if expected is not None:
+            check_delete(rel, read_regular(*at, rel), expected)
+        if rel == to:
+            return
+        dst_st = lstat_at(*dat)
+        if dst_st is not None:
+            refuse_unless_regular(dst_st, to)
+            current = read_regular(*dat, to)
+            if replace is None:
+                actual = None if current is None else content_sha256(current)
+                raise errors.move_destination_exists(rel, to, actual)
+        if replace is not None:
+            check_delete(to, None if dst_st is None else read_regular(*dat, to), replace)
+        os.rename(at[1], dat[1], src_dir_fd=at[0], dst_dir_fd=dat[0])
+        with contextlib.suppress(OSError):
+            os.fsync(dat[0])
+            if not os.path.samestat(os.fstat(at[0]), os.fstat(dat[0])):
+                os.fsync(at[0])
 
     def mkdir(self, path: str) -> None:
         rel = normalize(path, reserved=True)

@@ -6,7 +6,7 @@ import threading
 from collections import Counter
 
 from memfs import errors
-from memfs.conflicts import check_delete, check_precondition, check_sha256
+from memfs.conflicts import check_delete, check_precondition, check_sha256, content_sha256
 from memfs.paths import is_reserved, normalize, parent
 
 
@@ -15,6 +15,7 @@ class InMemoryFileStore:
     directory, as on an object store, unless it was made with ``mkdir``."""
 
     conditional_writes = True
+    moves = True
 
     def __init__(self) -> None:
         self._files: dict[str, bytes] = {}
@@ -109,6 +110,37 @@ class InMemoryFileStore:
                 check_delete(rel, None, expected)
                 raise errors.not_found(rel)
             check_delete(rel, self._files[rel], expected)
+            del self._files[rel]
+            self._count(rel, -1)
+
+    def move(
+        self,
+        src: str,
+        dst: str,
+        *,
+        expected_sha256: str | None = None,
+        replace_sha256: str | None = None,
+    ) -> None:
+        """Rename ``src`` to ``dst`` in one step under the store's lock (see
+        :class:`~memfs.stores.protocol.MovingFileStore`)."""
+        rel, to = normalize(src, reserved=True), normalize(dst, reserved=True)
+        expected = None if expected_sha256 is None else check_sha256(expected_sha256)
+        replace = None if replace_sha256 is None else check_sha256(replace_sha256)
+        with self._lock:
+            if rel not in self._files:
+                raise errors.is_a_directory(rel) if self._is_dir(rel) else errors.not_found(rel)
+            data = self._files[rel]
+            if expected is not None and content_sha256(data) != expected:
+                raise errors.PreconditionFailedError(rel, expected, content_sha256(data))
+            if rel == to:
+                return
+            current = self._files.get(to)
+            if replace is None and (current is not None or self._is_dir(to)):
+                actual = None if current is None else content_sha256(current)
+                raise errors.move_destination_exists(rel, to, actual)
+            if replace is not None:
+                check_delete(to, current, replace)
+            self.write(to, data)
             del self._files[rel]
             self._count(rel, -1)
 

@@ -1,4 +1,4 @@
-"""The platform's FileStore protocol, and the one optional capability a store may declare.
+"""The platform's FileStore protocol, and the optional capabilities a store may declare.
 
 The protocol is exactly the platform's eleven methods: no timestamps, no stat. Paths are
 workspace-relative POSIX text (``memory/x.md``; ``""`` is the root) and every backend passes
@@ -14,6 +14,11 @@ if the stored bytes still hash to it: a move deletes its source only if nobody c
 it was copied). A store that does not declare it still satisfies
 :class:`FileStore`; :func:`memfs.stores.with_preconditions` wraps it once, when a MemFS is
 built over it, in a process-locked compare-and-write.
+
+Moves are the second optional capability: a store that can rename a file in one step declares
+``moves = True`` and a ``move(src, dst, *, expected_sha256=None, replace_sha256=None)`` (see
+:class:`MovingFileStore`). Every other store is moved by a conditional copy and delete
+(:func:`memfs.stores.move_file` picks the way).
 """
 
 from __future__ import annotations
@@ -109,6 +114,36 @@ class VersionedFileStore(FileStore, Protocol):
 def supports_versioned_reads(store: object) -> bool:
     """Whether ``store`` declares versioned reads (read statically, like the preconditions)."""
     return inspect.getattr_static(store, "versioned_reads", False) is True
+
+
+@runtime_checkable
+class MovingFileStore(FileStore, Protocol):
+    """A FileStore that renames a file in one step; declared with ``moves = True``.
+
+    ``move`` moves the file ``src`` to ``dst`` (creating ``dst``'s parents). ``expected_sha256``:
+    only if ``src`` still holds bytes hashing to it (else
+    :class:`~memfs.errors.PreconditionFailedError` naming ``src``). The destination is never
+    overwritten unread: without ``replace_sha256`` it must be free (else
+    :class:`~memfs.errors.PathConflictError` naming it); with it, it must hold bytes hashing to
+    it (else PreconditionFailedError naming ``dst``). Nothing changes when either is refused.
+    """
+
+    moves: bool
+
+    def move(
+        self,
+        src: str,
+        dst: str,
+        *,
+        expected_sha256: str | None = None,
+        replace_sha256: str | None = None,
+    ) -> None:
+        """Rename ``src`` to ``dst`` under the preconditions above."""
+
+
+def supports_moves(store: object) -> bool:
+    """Whether ``store`` declares one-step moves (read statically, like the preconditions)."""
+    return inspect.getattr_static(store, "moves", False) is True
 
 
 @runtime_checkable
