@@ -537,8 +537,8 @@ class History:
         """Apply ``retention`` (the workspace's own when None) to every file's records, delete
         the blobs no record refers to any more, and (``baseline``) record the current content
         of every memory file that is in no version, so that it too can be restored. First it
-        removes what killed writers left in the history's directories (a store that can have
-        leftovers: a local disk).
+        removes what killed writers left in the workspace, its history included (a store that
+        can have leftovers: a local disk).
 
         Safe beside writers, without a lock, and without trusting clocks across pods:
         retention orders each file's versions by their parent chain (:func:`versions.
@@ -556,7 +556,7 @@ class History:
         now = self.fs.history_options.now()
         pod = pod or socket.gethostname()
         sweep = getattr(self.store, "sweep_leftovers", None)
-        report = GcReport(leftovers_removed=sweep(versions.HISTORY_DIR) if sweep else 0)
+        report = GcReport(leftovers_removed=sweep("") if sweep else 0)
         kept, released = self._prune(retention, now, report)
         if baseline:
             report.baselines_recorded = self._baseline()

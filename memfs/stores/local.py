@@ -267,7 +267,12 @@ class LocalFileStore:
         ):
             assert at_first is not None and at is not None
             (ffd, fname), (fd, name) = at_first, at
-            with path_lock(fd, name), path_lock(ffd, fname):
+            with contextlib.ExitStack() as locks:
+                # the record's lock first, named as the record's: a store that cannot take it
+                # (a read-only remount) fails as a version that could not be stored
+                with _naming(rel_first, "write"):
+                    locks.enter_context(path_lock(ffd, fname))
+                locks.enter_context(path_lock(fd, name))
                 st = lstat_at(fd, name)
                 if st is not None:
                     refuse_unless_regular(st, rel)
