@@ -349,3 +349,43 @@ def test_a_grouped_write_syncs_the_record_before_the_file_is_renamed(
     # three syncs the change waits on in turn (both temp files at once, the record's directory,
     # the file's directory), four fsyncs in all
     assert sum(c.startswith("fsync") for c in calls) == 4
+
+
+@pytest.mark.parametrize("fails", ["record", "file", "record-rename"])
+def test_a_grouped_write_that_fails_part_way_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: str
+) -> None:
+    import errno
+
+    from memfs.errors import message
+    from memfs.versions import record_keys
+
+    root = tmp_path / "ws"
+    fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, history=HistoryOptions(now=Ticks()))
+    fs.pipe_file("memory/a.md", A1)
+    keys = record_keys(fs.store)
+    real_write = local.write_temp
+
+    def write_temp(fd: int, name: str, data: bytes, mode: int) -> str:
+        if (fails == "file") == (name == "a.md") and fails != "record-rename":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, name, data, mode)
+
+    class FailingRename(ModuleType):
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        def replace(self, src: str, dst: str, **kw: Any) -> None:
+            if fails == "record-rename" and dst.endswith(".json"):
+                raise OSError(errno.EIO, "Input/output error")
+            os.replace(src, dst, **kw)
+
+    monkeypatch.setattr(local, "write_temp", write_temp)
+    monkeypatch.setattr(host, "os", FailingRename("os"))
+    with pytest.raises(OSError) as info:
+        fs.pipe_file("memory/a.md", A2)
+    monkeypatch.undo()
+    text = message(info.value)
+    assert "memory/a.md" in text and ".memfs" not in text and "othing was changed" in text, text
+    assert fs.raw.cat_file("memory/a.md") == A1 and record_keys(fs.store) == keys
+    assert [p for p in root.rglob("*") if p.name.startswith(host.TEMP_PREFIX)] == []
