@@ -259,7 +259,7 @@ def test_the_chat_turn_read_path_makes_the_same_store_calls_with_history() -> No
 
 @pytest.mark.parametrize(("options", "writes"), [({}, 2), (BLOBS, 3)], ids=["inline", "blob"])
 def test_a_recorded_edit_costs_one_write_more_or_two_with_a_blob(
-    options: dict[str, int], writes: int
+    options: dict[str, Any], writes: int
 ) -> None:
     store = CountingFileStore(InMemoryFileStore())
     fs = MemFS(store, clock=lambda: TODAY, history=HistoryOptions(**options))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import multiprocessing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,7 @@ def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     return FsspecFileStore(s3_filesystem(server.endpoint), root=root)
 
 
-def pod(store: Any, clock: Ticks, name: str, **history: Any) -> MemFS:
+def pod(store: Any, clock: Callable[[], dt.datetime], name: str, **history: Any) -> MemFS:
     options = HistoryOptions(now=clock, **history)
     return MemFS(store, clock=lambda: TODAY, history=options, actor=name)
 

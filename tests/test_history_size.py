@@ -179,3 +179,60 @@ def test_an_age_alone_prunes_on_every_change() -> None:
     clock.now += __import__("datetime").timedelta(days=2)
     fs.pipe_file("memory/a.md", memory("a", "v2"))
     assert len(record_keys(fs.store)) == 1
+
+
+@pytest.mark.parametrize("kind", ["local", "memory"])
+def test_a_record_key_already_taken_gets_a_fresh_id(tmp_path: Path, kind: str) -> None:
+    from tests.conftest import make_store
+    from tests.test_history import ids
+
+    # one clock reading for every version and an id drawn twice: the second record's key is
+    # the first's, so it is stored under the next id (grouped or not)
+    fs = mount(
+        make_store(kind, tmp_path),
+        now=lambda: T0,
+        new_id=ids("aaaa00000000", "aaaa00000000", "bbbb00000000"),
+    )
+    fs.pipe_file("memory/a.md", memory("a", "one"))
+    fs.pipe_file("memory/a.md", memory("a", "two"))
+    assert [v.id for v in History(fs).log("memory/a.md").versions] == [
+        "aaaa00000000",
+        "bbbb00000000",
+    ]
+
+
+def test_a_version_whose_blob_is_gone_is_refused() -> None:
+    fs = mount(InMemoryFileStore(), inline_limit=0)
+    one = memory("a", "one")
+    fs.pipe_file("memory/a.md", one)
+    fs.pipe_file("memory/a.md", memory("a", "two"))
+    fs.store.delete(blob_key(content_sha256(one)))
+    h = History(fs)
+    with pytest.raises(VersionError, match="missing from the store"):
+        h.show("memory/a.md", h.log("memory/a.md").versions[0].id)
+
+
+def test_a_grouped_write_needs_two_file_paths(tmp_path: Path) -> None:
+    store = LocalFileStore(tmp_path / "ws")
+    with pytest.raises(IsADirectoryError):
+        store.write_after("", b"x", "memory/a.md", b"y")
+    with pytest.raises(IsADirectoryError):
+        store.write_after(".memfs/r.json", b"x", "", b"y")
+    assert store.ls("") == []
+    # the file already holds the bytes: a write of them is a no-op, and stores no record either
+    store.write("memory/a.md", b"y")
+    store.write_after(".memfs/r.json", b"x", "memory/a.md", b"y", expected_sha256="0" * 64)
+    assert not store.exists(".memfs/r.json") and store.read("memory/a.md") == b"y"
+
+
+@pytest.mark.parametrize("kind", ["local", "memory"])
+def test_a_record_key_taken_on_every_try_refuses_the_change(tmp_path: Path, kind: str) -> None:
+    from tests.conftest import make_store
+    from tests.test_history import ids
+
+    fs = mount(make_store(kind, tmp_path), now=lambda: T0, new_id=ids(*["aaaa00000000"] * 5))
+    fs.pipe_file("memory/a.md", memory("a", "one"))
+    with pytest.raises(OSError, match="nothing was changed"):
+        fs.pipe_file("memory/a.md", memory("a", "two"))
+    assert fs.raw.cat_file("memory/a.md") == memory("a", "one")
+    assert len(record_keys(fs.store)) == 1
