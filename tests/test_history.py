@@ -514,6 +514,12 @@ def test_redact_removes_content_hash_and_size_and_keeps_actor_time_operation() -
     assert not fs.store.exists(blob_key(content_sha256(leaked)))
     raw_records = b"".join(fs.store.read(k) for k in record_keys(fs.store))
     assert content_sha256(leaked).encode() not in raw_records  # the next version's parent too
+    # the content the record held went with it; the next version keeps its own
+    held = [versions.parse_stored(fs.store.read(k)) for k in record_keys(fs.store)]
+    assert [inline is None for _, inline in held] == [True, False]
+    assert [versions.inline_content(i, r.sha256) for r, i in held if i and r.sha256] == [
+        memory("creds", "Ask ops for staging access.")
+    ]
     with pytest.raises(VersionError, match="redacted"):
         h.show("memory/creds.md", target.id)
     assert fs.raw.cat_file("memory/creds.md").endswith(b"Ask ops for staging access.\n")
