@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from memfs.credentials import find_credentials
+from memfs.credentials.values import is_placeholder
 
 from benchmarks.harness import Row
 
@@ -134,6 +135,10 @@ def score(
     cases: list[dict[str, Any]], check: Callable[[str, str | None], bool] = _refused_at
 ) -> dict[str, Any]:
     recall: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    # The same, leaving out secrets whose value is a placeholder by the guard's own rule
+    # (``sk_live_AAAA…``, ``AP6xxxxxxxxxx``, ``…fake…``): stored on purpose, so this shows
+    # what the raw figure would be if the peers agreed; it never replaces the raw figure.
+    real: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     by_lang: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     fp: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses: list[dict[str, Any]] = []
@@ -154,6 +159,9 @@ def score(
             for key in (peer, "all"):
                 recall[key][how][0] += hit
                 recall[key][how][1] += 1
+            if not is_placeholder(c["value"]):
+                real[how][0] += hit
+                real[how][1] += 1
             if how in ("prose", "prose_intl", "cjk"):
                 by_lang[lang][0] += hit
                 by_lang[lang][1] += 1
@@ -162,6 +170,7 @@ def score(
     return {
         "recall": {p: {h: _rate(r) for h, r in t.items()} for p, t in sorted(recall.items())},
         "recall_by_language": {k: _rate(v) for k, v in sorted(by_lang.items())},
+        "recall_without_placeholders": {h: _rate(real[h]) for h in EMBEDDINGS if h in real},
         "false_positives": {p: _rate(v) for p, v in sorted(fp.items())},
         "misses": misses,
     }
@@ -233,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "recall by language (prose, prose_intl, cjk):",
             {k: v["rate"] for k, v in report["recall_by_language"].items()},
+        )
+        kept = report["recall_without_placeholders"]
+        print(
+            "recall leaving out the peers' placeholder secrets (all peers):",
+            {h: f"{r['rate']:.1%} ({r['total']})" for h, r in kept.items()},
         )
         print("targets", "met" if _met(report) else "MISSED")
     if args.misses:

@@ -28,11 +28,13 @@ _EXPORTS: dict[str, str] = {
     "FileStore": "memfs.stores",
     "ConditionalFileStore": "memfs.stores",
     "VersionedFileStore": "memfs.stores",
+    "VersionedListingStore": "memfs.stores",
     "LocalFileStore": "memfs.stores",
     "InMemoryFileStore": "memfs.stores",
     "FsspecFileStore": "memfs.stores",
     "S3FileStore": "memfs.stores",
     "with_preconditions": "memfs.stores",
+    "supports_versioned_listing": "memfs.stores",
     "CountingFileStore": "memfs.counting",
     "StoreCalls": "memfs.counting",
     # paths and layouts
@@ -81,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "collect_stats": "memfs.stats",
     "measure": "memfs.stats",
     "Measurement": "memfs.stats",
+    "report_over": "memfs.stats",
     "StatsReport": "memfs.stats",
     "split_view": "memfs.staleness",
     "escape_for_agent": "memfs.tags",
@@ -99,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "file_tool_schemas": "memfs.tools",
     "tool_schema": "memfs.tools",
     "parse_arguments": "memfs.tools",
+    "memory_problems": "memfs.receipt",
     "write_receipt": "memfs.receipt",
     # turns, the context block and the prompt
     "AgentManifest": "memfs.manifest",
@@ -206,7 +210,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     from memfs.memory_access import TurnMode, mount_for, mount_for_mode
     from memfs.paths import join, normalize
     from memfs.prompt import MEMORY_LAST_VARIANTS, PROMPT_VARIANTS, PromptVariant, memory_prompt
-    from memfs.receipt import write_receipt
+    from memfs.receipt import memory_problems, write_receipt
     from memfs.records import MemoryRecord, parse_memory
     from memfs.search import (
         SearchResult,
@@ -216,7 +220,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
     from memfs.search import describe as describe_search
     from memfs.search_args import SearchArgs
     from memfs.staleness import FRESH_DAYS, memory_age, reminder_text, split_view
-    from memfs.stats import Measurement, StatsReport, collect_stats, measure
+    from memfs.stats import Measurement, StatsReport, collect_stats, measure, report_over
     from memfs.stores import (
         ConditionalFileStore,
         FileStore,
@@ -225,6 +229,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ load
         LocalFileStore,
         S3FileStore,
         VersionedFileStore,
+        VersionedListingStore,
+        supports_versioned_listing,
         with_preconditions,
     )
     from memfs.tags import escape_for_agent

@@ -15,23 +15,27 @@ injects the whole index, so that is a figure, not a limit.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import posixpath
 import statistics
 from collections import Counter
+from collections.abc import Callable, Hashable
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from memfs.filesystem import MemFS
 from memfs.frontmatter_block import DATE_FIELDS
-from memfs.index import markdown_file_links, parse_index
+from memfs.index import MemoryIndex, markdown_file_links, parse_index
 from memfs.layout import INDEX_NAME
 from memfs.records import (
     MEMORY_TYPES,
     NOTE_KINDS,
     MemoryNames,
     MemoryRecord,
+    WorthWriting,
     parse_memory,
     worth_writing,
 )
@@ -243,6 +247,8 @@ class Measurement:
     """every memory file, parsed, in path order"""
     contents: dict[str, bytes]
     """the stored bytes of each memory file"""
+    index: MemoryIndex | None = None
+    """the index as the report parsed it (None when there is none)"""
 
 
 def collect_stats(fs: MemFS) -> StatsReport:
@@ -257,14 +263,76 @@ def measure(fs: MemFS) -> Measurement:
     files = set(raw.find(""))
     contents = {p: raw.cat_file(p) for p in sorted(files) if layout.is_memory_file(p)}
     records = [parse_memory(data, path) for path, data in contents.items()]
-    sizes = [len(data) for data in contents.values()]
+    index_data = raw.cat_file(layout.index_path) if layout.index_path in files else None
+    report, index = report_over(
+        fs, files, records, [len(data) for data in contents.values()], index_data
+    )
+    return Measurement(report=report, records=records, contents=contents, index=index)
+
+
+_T = TypeVar("_T")
+
+
+class _LastResult(Generic[_T]):
+    """The result of the last computation and the inputs it came from (one entry).
+
+    A caller that measures the same workspace again (``memfs serve`` on every request) pays
+    for the whole-store figures only when what they depend on changed: an edit of one memory's
+    body leaves the index's figures as they were. The key is compared in full, never hashed,
+    so a hit is always the same inputs."""
+
+    def __init__(self) -> None:
+        self._entry: tuple[Hashable, _T] | None = None
+
+    def get(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        entry = self._entry  # one read: a thread sees one whole entry or none
+        if entry is not None and entry[0] == key:
+            return entry[1]
+        value = compute()
+        self._entry = (key, value)
+        return value
+
+    def clear(self) -> None:
+        self._entry = None
+
+
+_last_index: _LastResult[tuple[IndexStats, set[str], MemoryIndex]] = _LastResult()
+_last_tokens: _LastResult[int] = _LastResult()
+_last_missing: _LastResult[list[WorthWriting]] = _LastResult()
+
+
+def forget_last_results() -> None:
+    """Drop the figures kept from the last report (a benchmark measuring a cold pass)."""
+    for last in (_last_index, _last_tokens, _last_missing):
+        last.clear()
+
+
+def report_over(
+    fs: MemFS,
+    files: AbstractSet[str],
+    records: list[MemoryRecord],
+    sizes: list[int],
+    index_data: bytes | None,
+) -> tuple[StatsReport, MemoryIndex | None]:
+    """The report of :func:`measure` over what a caller already read: every file of the
+    workspace (``files``), each memory file parsed (``records``, in path order, ``sizes`` their
+    byte counts) and the index's bytes (None when there is none); and the index as parsed.
+
+    For a caller that keeps each file's record between measurements (``memfs serve`` reads
+    again only the files that changed): the figures are computed here, never by the caller.
+    """
+    layout = fs.layout
     index = IndexStats(path=layout.index_path)
     linked: set[str] = set()
-    if layout.index_path in files:
-        index, linked = _index_stats(raw.cat_file(layout.index_path), fs, records, files)
+    parsed: MemoryIndex | None = None
+    if index_data is not None:
+        key = (index_data, layout, tuple((r.path, r.name) for r in records))
+        kept = _last_index.get(key, lambda: _index_stats(index_data, fs, records, files))
+        index, linked, parsed = copy.copy(kept[0]), kept[1], kept[2]  # the links are set below
     _count_links(index, [r.path for r in records], linked, files)
     derived = _derived_index(records, layout.index_dir, index.chars)
-    missing = worth_writing(records)
+    links = tuple((r.path, r.name, tuple(r.links)) for r in records)
+    missing = _last_missing.get(links, lambda: worth_writing(records))
     report = StatsReport(
         workspace=repr(fs.store),
         layout=layout.kind,
@@ -287,13 +355,14 @@ def measure(fs: MemFS) -> Measurement:
         derived_index=derived,
         **_record_counts(records),
     )
-    return Measurement(report=report, records=records, contents=contents)
+    return report, parsed
 
 
 def _index_stats(
-    data: bytes, fs: MemFS, records: list[MemoryRecord], files: set[str]
-) -> tuple[IndexStats, set[str]]:
-    """The index's figures, and every memory file its references name (existing or not)."""
+    data: bytes, fs: MemFS, records: list[MemoryRecord], files: AbstractSet[str]
+) -> tuple[IndexStats, set[str], MemoryIndex]:
+    """The index's figures, every memory file its references name (existing or not), and the
+    index as parsed."""
     layout = fs.layout
     text = data.decode("utf-8", errors="replace")
     memory = {r.path for r in records}
@@ -333,11 +402,11 @@ def _index_stats(
         claude_code=_claude_code_cut(text, per_line, memory),
         markdown_links=len(markdown_file_links(text, layout.index_path)),
     )
-    return index, linked
+    return index, linked, parsed
 
 
 def _count_links(
-    index: IndexStats, memory_paths: list[str], linked: set[str], files: set[str]
+    index: IndexStats, memory_paths: list[str], linked: set[str], files: AbstractSet[str]
 ) -> None:
     """Linked, orphaned and broken, set on ``index``."""
     memory_set = set(memory_paths)
@@ -356,11 +425,12 @@ def _derived_index(
 ) -> DerivedIndexStats:
     """The index the rejected alternative would derive from every file's description."""
     derived_lines = [_derived_line(r, index_dir) for r in records]
+    text = "\n".join(derived_lines)
     derived_chars = sum(len(line) + 1 for line in derived_lines)
     return DerivedIndexStats(
         lines=len(derived_lines),
         chars=derived_chars,
-        estimated_tokens=estimate_tokens("\n".join(derived_lines)),
+        estimated_tokens=_last_tokens.get(text, lambda: estimate_tokens(text)),
         files_without_description=sum(r.description is None for r in records),
         ratio_to_curated=round(derived_chars / curated_chars, 2) if curated_chars else None,
     )

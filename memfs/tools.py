@@ -238,6 +238,48 @@ def safe_memory_name(name: str) -> str:
     return stem or "memory"
 
 
+def _folded(text: str) -> str:
+    """``text`` for comparison: case and spacing folded, a trailing ellipsis dropped (a model
+    that copies a long help text back often cuts it with one)."""
+    return " ".join(text.lower().split()).rstrip(".…").strip()
+
+
+_REMEMBER_HELP = tuple(
+    _folded(text)
+    for text in (
+        REMEMBER_TOOL.description,
+        *(f.description or "" for f in RememberArgs.model_fields.values()),
+    )
+)
+"""The remember tool's help texts: its description and each parameter's, folded."""
+
+
+def _copies_help(value: str) -> bool:
+    """``value`` is a run of one help text at least half its length (a model that copies the
+    schema back copies whole phrases; a real fact may share a few words with it)."""
+    folded = _folded(value)
+    return any(len(folded) >= max(20, len(h) // 2) and folded in h for h in _REMEMBER_HELP)
+
+
+def _refuse_copied_arguments(args: RememberArgs, other_tools: Iterable[str] = ()) -> None:
+    """A tool's name (a file tool's, ``remember``'s, or one of ``other_tools``) as the memory's
+    name, or this tool's own help text as its description or body, is a model echoing the
+    schema, not a fact: refused, with what to send instead."""
+    stem = safe_memory_name(re.sub(r"(?i)\.md$", "", args.name.replace("\\", "/").split("/")[-1]))
+    taken = {safe_memory_name(name): name for name in (*_BY_NAME, *other_tools)}
+    if stem in taken:
+        raise ToolCallError(
+            f"{args.name!r} is the name of the tool {taken[stem]}, not of a memory; name the fact "
+            f"after what it holds (e.g. 'yield-source') and call {REMEMBER} again."
+        )
+    for field in ("description", "body"):
+        if _copies_help(getattr(args, field)):
+            raise ToolCallError(
+                f"The {field} is this tool's own help text copied back, not the fact; write "
+                f"the fact itself (the user's words, one fact per call) and call {REMEMBER} again."
+            )
+
+
 def _parameters(args: type[BaseModel]) -> dict[str, Any]:
     schema = args.model_json_schema(by_alias=False)
     schema.pop("title", None)
@@ -454,7 +496,9 @@ class FileToolExecutor:
 
     ``tools`` may name ``remember`` (:data:`REMEMBER_TOOL`) beside the file tools;
     ``memory_file_writes=False`` refuses write_file, edit_file and delete_file on memory files
-    and the index, so memory is written through ``remember`` only.
+    and the index, so memory is written through ``remember`` only. ``other_tools`` names the
+    turn's other tools (a platform's ``save_skill``): ``remember`` refuses a memory named after
+    any tool, these too.
     """
 
     def __init__(
@@ -469,6 +513,7 @@ class FileToolExecutor:
         index_nudge: bool | None = None,
         actor: str | None = None,
         memory_file_writes: bool = True,
+        other_tools: Iterable[str] = (),
     ) -> None:
         # A context file is replayed into every turn, like memory: it gets the same guard.
         fs = fs if manifest is None else fs.guarding(manifest.context_files or [])
@@ -489,6 +534,7 @@ class FileToolExecutor:
         self.names: tuple[str, ...] = FILE_TOOL_NAMES if tools is None else tuple(tools)
         file_tool_schemas(self.names)  # validates the names
         self.memory_file_writes = memory_file_writes
+        self.other_tools = tuple(other_tools)
         self._handlers: dict[str, Callable[[Any], str]] = {
             "read_file": self._read_file,
             "write_file": self._write_file,
@@ -794,6 +840,7 @@ class FileToolExecutor:
     def _remember(self, args: RememberArgs) -> str:
         """One fact as a memory file (frontmatter composed here, the date stamped by the
         filesystem) under a name no other file has, and its line appended to the index."""
+        _refuse_copied_arguments(args, self.other_tools)
         layout = self.fs.layout
         stem = safe_memory_name(args.name)
         description = " ".join(args.description.split())

@@ -13,6 +13,7 @@ from benchmarks.bench_peer_credentials import EMBEDDINGS, load, score
 from memfs import InMemoryFileStore, MemFS
 from memfs.credentials import find_credentials
 from memfs.credentials.formats import GITLEAKS_PATTERNS
+from memfs.credentials.values import is_placeholder
 
 from tests.conftest import TODAY
 
@@ -95,6 +96,68 @@ NOT_SECRETS = {
     ),
     "a commit in hex": "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it",
     "a phone number and a serial in groups": "Call 555-1234-5678-9012; serial AB12-CD34-EF56-GH78",
+    "a key typed along the alphabet": "FIGMA_TOKEN=figd_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+    "a key typed down the alphabet": "the acme api key is zyxwvutsrqponmlk4",
+    "base64 of plain words": "secret: ZHVtbXkgdGV4dCBmb3IgdGhlIGRvY3MgcGFnZQ==",
+    "a CSRF token": "csrf-token=Hpzs6i1Gi6HdhPEFOanlPrj8ajsthtjObbEP19zGy4av",
+    "a public token": 'publicToken = "1LKr6MCUxXkTpt96TCL0frO3EqxmRDc3MWHbwHu4"',
+    "a long key elided": "export SERVICE_TOKEN=ops_QurLV9q9sXT8xbi1Du3xTjbUgIEAar...",
+    "runs cut by a character no key has": (
+        "acme token - 'rnaGeH1GaIGqcObn6pseLwLw59?7Db5m9rBrk4D9r5V6Xln9O4GdD'"
+    ),
+    "a format cut by a character no key has": "slack token - 'xoxb-4829104729-Qw8Zr3Lp0Kx7?9Hf2'",
+    "a query string after a token word": (
+        "SAS_TOKEN=sv=2022-11-02&ss=b&srt=co&sp=r&se=2026-01-01T00:00:00Z"
+    ),
+    "a value opening with padding": "acme key = '=QurLV9q9sXT8xbi1Du3xTjbUgIEAar'",
+    "a damaged JWT header": (
+        "eyJhbGciOiJIUzI1NiIsInR5cCVCJ9.eyJzdWIiOiJxNXZkYnEifQ.a2iUdFKrD4KJEtX78une6Mwy"
+    ),
+    "a key file path": "the signing key (`~/.ssh/id_ed25519_git_sig`) hangs the agent",
+    "a GPG key id": "The GPG key is f8173eaa901a3652f76b4d4b36abe826bf561e24.",
+    "a Jira project key": "The acme project key is 5dd24049-1e60-4a6c-be06-988cb892633f.",
+    "a camelCase name after a token word": "the token is refreshAccessTokenForUser2",
+    "words and numbers in one case": "token: exportservice7handler4queue2",
+    "a name and a year in one case": "token: exportservicehandler2024v",
+    "a name in hyphen groups": "the deploy key is orders-export-nightly-2026",
+}
+
+# Shapes providers issue keys in, written the ways a memory holds them.
+GENERALISED_SECRETS = {
+    "a UUID after a service's key": "the acme key is 5dd24049-1e60-4a6c-be06-988cb892633f",
+    "digest-length hex after a service's token": (
+        "acme のトークンは f8173eaa901a3652f76b4d4b36abe826bf561e24 です"
+    ),
+    "a UUID after a token word and a qualifier": "Токен acme: 5dd24049-1e60-4a6c-be06-988cb892633f",
+    "a one-case key with a long letter run": "the acme token is m2qxzvtrwplkjhdg7nbsfcwe4kdy9z",
+    "a key behind a short prefix": (
+        "Use this acme secret when deploying: web_xnc7vmnpz6bkv9gazltev06t9arl8n"
+    ),
+    "a short key after a token word": "The acme token is q5VdbqcyHC7X",
+    "a Twitter-style bearer token": (
+        "twitter token: AAAAAAAAAAAAAAAAAAAAAHpzs6i1Gi6HdhPEFOanlPrj8ajsthtjObbEP19zGy4avM3qflVSH4"
+    ),
+    "base64 with slashes after a key label": (
+        "api key: 2pkm1PHDP7PRC8jVmH/E6oZ5T5ZBWM1JZNeoCB8/lKFVpIZmC45JXiJn"
+    ),
+    "a Teams webhook URL": (
+        "https://acme.webhook.office.com/webhookb2/c0c59ca8-55d8-055a-d9be-e05fddc190c9@"
+        "5701e0ee-024b-9717-f4e8-f7787fefd83a/IncomingWebhook/4bc44caf90bcee8970b829ab620764a5/"
+        "df441c82-bcc2-4a80-4036-89358d8c64a4"
+    ),
+    "a base64url sig= in a workflow URL": (
+        "https://prod.westus.logic.azure.com/workflows/1/triggers/manual/paths/invoke?"
+        "api-version=1&sig=a2iUdFKrD4KJEtX78une6Mwy114DDxyyPa45O-cEPKe"
+    ),
+    "a JWT": (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJxNXZkYnEifQ.a2iUdFKrD4KJEtX78une6Mwy"
+    ),
+    "a token run beside a pipe": "acme token: 49|Hpzs6i1Gi6HdhPEFOanlPrj8ajsthtjObbEP19zGy4av",
+    "a token before an escape in a quoted string": 'printf "' + TOKEN + '\\n" > ~/.token',
+    "a key in hyphen groups after a token word": "the acme token is k7qz-m2xw-p9vb-r4tn-h8jc",
+    "a webhook URL with a query": (
+        "https://hooks.slack.com/services/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?x=1"
+    ),
 }
 
 
@@ -110,6 +173,29 @@ def test_each_disguise_is_refused_on_its_line(text):
 @pytest.mark.parametrize("text", NOT_SECRETS.values(), ids=NOT_SECRETS.keys())
 def test_real_memories_and_placeholders_are_not_refused(text):
     assert find_credentials(text) == [], text
+
+
+@pytest.mark.parametrize("text", GENERALISED_SECRETS.values(), ids=GENERALISED_SECRETS.keys())
+def test_provider_key_shapes_in_prose_are_refused(text):
+    assert find_credentials(text), text
+
+
+@pytest.mark.parametrize(
+    ("value", "placeholder"),
+    [
+        ("aBcDeFgHiJkLmNoP", True),
+        ("key-9876543210", True),
+        ("ZHVtbXkgdGV4dCBmb3IgdGhlIGRvY3MgcGFnZQ==", True),
+        ("ZHVtbXkgdGV4dCBmb3IgdGhlIGRvY3MgcGFnZQ=", False),  # not base64: a length of 4n
+        ("QurLV9q9sXT8xbi1Du3xTjbUgIEAar==", False),  # decodes to bytes, not words
+        ("QurLV9q9sXT8xbi1Du3xTjbUgIEAa===", False),  # invalid padding
+        ("shippo_live_" + "a" * 40, True),
+        ("A" * 21 + "Hpzs6i1Gi6HdhPEFOanlPrj8ajsthtjObbEP19zGy4av", False),
+        ("q5VdbqcyHC7XrnaG", False),
+    ],
+)
+def test_placeholders_typed_in_order_filled_or_encoded(value, placeholder):
+    assert is_placeholder(value) is placeholder
 
 
 def test_a_disguised_secret_is_refused_by_the_write_path_and_nothing_is_stored():
@@ -145,9 +231,12 @@ def test_a_sample_of_the_peer_corpus_scores_near_its_full_figures():
     report = score(_sample(300))
     every = report["recall"]["all"]
     assert set(every) == set(EMBEDDINGS)
-    for how, floor in (("line", 0.6), ("prose", 0.67), ("cjk", 0.73), ("frontmatter", 0.74)):
+    for how, floor in (("line", 0.64), ("prose", 0.76), ("cjk", 0.74), ("frontmatter", 0.76)):
         assert every[how]["rate"] >= floor, (how, every[how])
-    assert report["false_positives"]["all"]["rate"] <= 0.09, report["false_positives"]
+    assert report["false_positives"]["all"]["rate"] <= 0.07, report["false_positives"]
+    kept = report["recall_without_placeholders"]
+    assert all(kept[h]["total"] < every[h]["total"] for h in EMBEDDINGS), kept
+    assert all(kept[h]["rate"] >= every[h]["rate"] for h in ("prose", "cjk")), kept
 
 
 @pytest.mark.slow

@@ -79,6 +79,17 @@ def verdict(scenario_id: str, **kw: Any) -> Verdict:
     return judge(*sample(scenario_id, **kw))
 
 
+def block_of(scenario_id: str) -> str:
+    """The context block a turn of the scenario is sent: its seed files."""
+    return context_files_block(sorted(SCENARIOS[scenario_id].seed_files.items()))
+
+
+def with_block(scenario_id: str, answer: str, **kw: Any) -> Verdict:
+    """The verdict of a sample whose turn was sent the scenario's context block."""
+    scenario, record = sample(scenario_id, answer=answer, **kw)
+    return judge(scenario, record.model_copy(update={"context_block": block_of(scenario_id)}))
+
+
 ZH_INDEX = SCENARIOS["s45-write-zh"].seed_files["MEMORY.md"]
 ZH_SOURCE = mem(
     "yield-source",
@@ -157,9 +168,23 @@ CASES: list[Case] = [
         ),
     ),
     (
-        "no_tool_call",
-        "14B first run: no tool call at all",
+        "claimed_write",
+        "14B first run: no tool call at all, and 'I have remembered it'",
         lambda: verdict("s45-write-zh", calls=[], answer="好的，我記住了！"),
+    ),
+    (
+        "no_answer",
+        "a 1.5B model's reply: the injected block again, then the user's message",
+        lambda: with_block(
+            "churn-write-en",
+            block_of("churn-write-en") + "\n\n" + SCENARIOS["churn-write-en"].user_message,
+            calls=[],
+        ),
+    ),
+    (
+        "no_tool_call",
+        "no tool call, and a question instead of a claim",
+        lambda: verdict("s45-write-zh", calls=[], answer="要我把這兩件事存成記憶嗎？"),
     ),
     (
         "fabrication",

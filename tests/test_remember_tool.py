@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from memfs import (
     REMEMBER,
+    REMEMBER_TOOL,
+    AgentManifest,
     FileToolExecutor,
     InMemoryFileStore,
     MemFS,
@@ -119,6 +121,101 @@ def test_remember_goes_through_the_credential_guard():
     )
     assert out.startswith("Error:")
     assert not fs.exists("memory/token.md")
+
+
+@pytest.mark.parametrize(
+    "name", ["remember", "Remember", "memory/remember.md", "write_file", "write-file", "exists"]
+)
+def test_a_tool_name_as_the_memory_name_is_refused_with_what_to_do(name):
+    fs = workspace()
+    ex = FileToolExecutor(fs, tools=TOOLS)
+    out = ex.execute(
+        REMEMBER, {"name": name, "description": "MES is the yield source", "type": "project"}
+    )
+    assert out.startswith(f"Error: {name!r} is the name of the tool ")
+    assert "name the fact after what it holds" in out and "\n" not in out
+    assert fs.ls("", detail=False) == []  # nothing written: no memory file, no index
+    ok = ex.execute(REMEMBER, {"name": "remember-me", "description": "d", "type": "user"})
+    assert ok.startswith("Remembered memory/remember-me.md")  # only the whole name is a tool's
+
+
+def test_the_turns_other_tools_are_refused_as_a_memory_name_too():
+    fs = workspace()
+    ex = FileToolExecutor(fs, tools=TOOLS, other_tools=["save_skill", "create_context_card"])
+    for name in ("save_skill", "save-skill", "memory/create_context_card.md"):
+        out = ex.execute(
+            REMEMBER, {"name": name, "description": "churn on paying", "type": "project"}
+        )
+        assert out.startswith(f"Error: {name!r} is the name of the tool "), out
+    assert fs.ls("", detail=False) == []
+    plain = FileToolExecutor(fs, tools=TOOLS)  # no other tools named: only the file tools' names
+    assert plain.execute(
+        REMEMBER, {"name": "save_skill", "description": "d", "type": "user"}
+    ).startswith("Remembered memory/save-skill.md")
+
+
+def test_a_platform_turn_tells_remember_the_platform_tools_names():
+    """Plumbing: the runner hands the turn's tool names to the executor (a scripted model)."""
+
+    def model(**kwargs: Any) -> dict[str, Any]:
+        if any(m["role"] == "tool" for m in kwargs["messages"]):
+            message: dict[str, Any] = {"role": "assistant", "content": "ok"}
+        else:
+            args = {"name": "save_skill", "description": "churn on paying accounts", "type": "user"}
+            fn = {"name": REMEMBER, "arguments": json.dumps(args)}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c0", "type": "function", "function": fn}],
+            }
+        return {"choices": [{"message": message, "finish_reason": "stop"}]}
+
+    fs = workspace()
+    result = run_turn(
+        model="scripted",
+        fs=fs,
+        manifest=AgentManifest(),
+        user_message="Remember: churn is on paying accounts only.",
+        completion=model,
+        options=TurnOptions(tools="platform", memory_tools="files+remember"),
+    )
+    (call,) = result.tool_calls
+    assert call.result.startswith("Error: 'save_skill' is the name of the tool save_skill")
+    assert not fs.exists("memory/save-skill.md")
+
+
+@pytest.mark.parametrize("field", ["description", "body"])
+@pytest.mark.parametrize("source", ["tool", "name", "description", "body", "hook"])
+def test_the_tools_own_help_text_copied_back_is_refused(field, source):
+    help_text = (
+        REMEMBER_TOOL.description
+        if source == "tool"
+        else RememberArgs.model_fields[source].description
+    )
+    assert help_text
+    args = {"name": "yield-source", "description": "MES is the yield source", "type": "user"}
+    args[field] = help_text
+    fs = workspace()
+    out = FileToolExecutor(fs, tools=TOOLS).execute(REMEMBER, args)
+    assert out.startswith(f"Error: The {field} is this tool's own help text copied back")
+    assert not fs.exists("memory/yield-source.md") and not fs.exists("MEMORY.md")
+
+
+def test_a_cut_or_respaced_copy_is_refused_and_a_fact_sharing_words_is_not():
+    fs = workspace()
+    ex = FileToolExecutor(fs, tools=TOOLS)
+    cut = "One line saying what this memory holds; a later turn decides from it whether to…"
+    out = ex.execute(REMEMBER, {"name": "churn", "description": cut, "type": "user"})
+    assert out.startswith("Error: The description is this tool's own help text")
+    spaced = "  ONE line saying what   this memory holds; a later turn\ndecides from it  "
+    out = ex.execute(REMEMBER, {"name": "churn", "description": spaced, "type": "user"})
+    assert out.startswith("Error: The description")
+    # A real fact that happens to share a phrase with the help text is stored.
+    for description in ("how the user wants the work done", "the user"):
+        out = ex.execute(
+            REMEMBER, {"name": "style", "description": description, "type": "feedback"}
+        )
+        assert out.startswith("Remembered memory/style"), out
 
 
 def test_remember_is_offered_only_when_named_and_says_one_fact_per_call():
@@ -303,7 +400,14 @@ def test_arms_offer_remember_refuse_memory_paths_and_force_the_first_step(tmp_pa
     for arm in ("r", "f"):  # both facts landed; only the extra file written as text fails
         (invalid,) = [c for c in by_arm[arm].verdict.checks if c.klass == "invalid_memory"]
         assert invalid.hit and invalid.detail.startswith("memory/extra.md:")
-        assert not any(c.hit for c in by_arm[arm].verdict.checks if c.klass != "invalid_memory")
+        # the strict-YAML view, reported beside validity, names the same file and no other
+        (strict,) = [c for c in by_arm[arm].verdict.checks if c.klass == "yaml_strict_invalid"]
+        assert strict.hit and strict.detail.startswith("memory/extra.md:")
+        assert "memory/yield-source.md" not in strict.detail
+        (valid,) = [c for c in by_arm[arm].verdict.checks if c.klass == "valid_memory_file"]
+        assert valid.hit and "memory/yield-source.md" in valid.detail
+        kept = {"invalid_memory", "yaml_strict_invalid", "valid_memory_file"}
+        assert not any(c.hit for c in by_arm[arm].verdict.checks if c.klass not in kept)
     assert "memory/extra.md" in by_arm["r"].record.after
     assert "memory/extra.md" not in by_arm["o"].record.after
     assert "here memory is saved with remember" in by_arm["o"].record.tool_calls[2].result
@@ -389,6 +493,12 @@ def test_the_mcp_server_serves_remember_on_a_writable_mount_only():
     assert result.content[0].text.startswith("Remembered memory/role.md")
     assert "Repaired arguments: metadata.type read as top-level." in result.content[0].text
     assert text(fs, "MEMORY.md") == "- [role](memory/role.md) — d\n"
+    params = types.CallToolRequestParams(
+        name=REMEMBER, arguments={"name": "remember", "description": "d", "type": "user"}
+    )
+    refused = anyio.run(go)
+    assert refused.is_error is True
+    assert "is the name of the tool remember" in refused.content[0].text
 
 
 def test_the_anthropic_remember_tool_runs_memfs_remember():
@@ -410,3 +520,5 @@ def test_the_anthropic_remember_tool_runs_memfs_remember():
         tool.call({"name": "x"})
     with pytest.raises(ToolError, match="read-only"):
         remember_tool(fs.read_only()).call({"name": "x", "description": "d", "type": "user"})
+    with pytest.raises(ToolError, match=r"^Error: 'remember' is the name of the tool remember"):
+        tool.call({"name": "remember", "description": "d", "type": "user"})

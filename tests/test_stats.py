@@ -529,3 +529,63 @@ def test_the_real_store_script_names_findings_without_their_values(tmp_path, cap
     assert "guard: 1 of 3 files with findings" in out and secret not in out
     assert real_stores(["--list"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == len(REAL_STORES) > 0
+
+
+# -- figures kept between measurements -------------------------------------------------------
+
+
+def _fresh(fs: MemFS) -> dict[str, Any]:
+    """The report computed from nothing kept."""
+    from memfs.stats import forget_last_results
+
+    forget_last_results()
+    return dataclasses.asdict(collect_stats(fs))
+
+
+def test_a_report_after_each_kind_of_change_equals_one_computed_from_nothing() -> None:
+    # the whole-store figures (the index's, the derived index's tokens, the names worth
+    # writing) are kept from the last report; every change they depend on must be seen
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    fs.pipe_file("memory/a.md", b"---\nname: a\ndescription: first\n---\nSee [[b]].\n")
+    fs.pipe_file("memory/b.md", b"---\nname: Bee Keeper\ndescription: second\n---\nBody.\n")
+    fs.pipe_file("MEMORY.md", b"- [a](memory/a.md) - first\n- [[Bee Keeper]]\n")
+    changes = [
+        ("memory/b.md", b"---\nname: Bee Keeper\ndescription: second\n---\nMore.\n"),  # body
+        ("memory/b.md", b"---\nname: b\ndescription: second\n---\nBody.\n"),  # a name
+        ("memory/a.md", b"---\nname: a\ndescription: first\n---\nSee [[c]].\n"),  # a link
+        ("MEMORY.md", b"- [a](memory/a.md) - first\n"),  # the index
+        ("memory/c.md", b"---\nname: c\ndescription: third\n---\nNew.\n"),  # a new file
+    ]
+    assert dataclasses.asdict(collect_stats(fs)) == _fresh(fs)
+    for path, data in changes:
+        collect_stats(fs)  # the figures of the state before are kept
+        fs.pipe_file(path, data)
+        kept = dataclasses.asdict(collect_stats(fs))
+        assert kept == _fresh(fs), path
+    fs.rm_file("memory/c.md")
+    collect_stats(fs)
+    assert dataclasses.asdict(collect_stats(fs)) == _fresh(fs)
+
+
+def test_an_edit_of_a_body_does_not_parse_the_index_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import memfs.stats as stats
+
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    fs.pipe_file("memory/a.md", b"---\nname: a\ndescription: first\n---\nBody.\n")
+    fs.pipe_file("MEMORY.md", b"- [a](memory/a.md) - first\n")
+    calls: list[int] = []
+    real = stats._index_stats
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(stats, "_index_stats", counted)
+    stats.forget_last_results()
+    first = collect_stats(fs)
+    fs.pipe_file("memory/a.md", b"---\nname: a\ndescription: first\n---\nA longer body.\n")
+    second = collect_stats(fs)
+    assert len(calls) == 1
+    assert second.index == first.index and second.sizes != first.sizes
+    fs.pipe_file("MEMORY.md", b"- [a](memory/a.md) - first, edited\n")
+    assert collect_stats(fs).index.bytes != first.index.bytes and len(calls) == 2

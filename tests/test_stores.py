@@ -220,3 +220,22 @@ def test_local_store_under_pyfakefs(fs) -> None:  # pyfakefs's fixture is named 
     store.delete("memory/a.md")
     store.rmdir("memory")
     assert store.listdir("") == []
+
+
+def test_local_versioned_listing_is_the_listing_with_each_read_s_version(tmp_path) -> None:
+    from memfs import supports_versioned_listing
+
+    s = LocalFileStore(str(tmp_path / "ws"))
+    assert supports_versioned_listing(s)
+    s.write("memory/a.md", b"a")
+    s.write("memory/deep/b.md", b"bb")
+    s.write("MEMORY.md", b"- x\n")
+    listing = s.ls_versioned("")
+    assert sorted(listing) == s.ls("")
+    assert all(listing[p] == s.read_versioned(p)[1] for p in listing)
+    assert s.ls_versioned("memory/a.md") == {"memory/a.md": listing["memory/a.md"]}
+    assert s.ls_versioned("nothing/here") == {} and s.ls_versioned("memory/none.md") == {}
+    before = listing["memory/a.md"]
+    with open(tmp_path / "ws" / "memory" / "a.md", "ab") as f:  # in place: same inode
+        f.write(b"!")
+    assert s.ls_versioned("memory")["memory/a.md"] != before

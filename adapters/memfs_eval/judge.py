@@ -6,16 +6,18 @@ every check its scenario's kind calls for, and its *outcome* is the most severe 
 (``OUTCOME_ORDER``), or the scenario's pass class when none did. An optional LLM opinion may be
 stored next to a verdict; it never changes one.
 
-A memory the model wrote is read with :func:`parse_memory_doc`, not with the tolerant
-:func:`memfs.records.parse_memory`: the judge holds a fresh write to the format the prompt asks
-for (YAML frontmatter with ``name``, ``description`` and a known ``metadata.type``), while the
-record reader must accept every drifted file a real store holds and say what drifted. The
-frontmatter block itself is found and parsed by the same functions the filesystem uses.
+A memory the model wrote is valid when memfs itself can read it as a memory: it is parsed with
+:func:`memfs.parse_memory` (the reader ``memfs stats``, the write receipt and the staleness
+reminder use) and judged by :func:`memfs.memory_problems` (frontmatter read, a description, a
+known ``metadata.type``, a name), so a file memfs reads line by line (Claude Code's unquoted
+``description: a: b``) is valid, and one memfs cannot read is not. The strict-YAML view
+(:func:`parse_memory_doc`) is reported beside it as ``yaml_strict_invalid``, never deciding.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import html
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -31,13 +33,15 @@ from memfs import (
     MEMORY_DIR,
     PLATFORM,
     ToolCallRecord,
+    memory_problems,
     parse_index,
+    parse_memory,
     parse_yaml_mapping,
     split_frontmatter,
 )
 from pydantic import BaseModel, Field
 
-from memfs_eval.scenario import MEMORY_TYPES, Scenario
+from memfs_eval.scenario import MEMORY_TYPES, Fact, Identity, Scenario
 
 OUTCOME_ORDER = (
     "run_error",
@@ -48,6 +52,8 @@ OUTCOME_ORDER = (
     "wrong_mechanism",
     "cross_item_in_memory",
     "not_routed",
+    "claimed_write",
+    "no_answer",
     "no_tool_call",
     "no_memory_write",
     "content_in_index",
@@ -62,7 +68,12 @@ OUTCOME_ORDER = (
 )
 """Failure classes, most severe first: a sample's outcome is the first one that hit."""
 
-REPORTED_CLASSES = ("memory_destroyed", "echoed_context")
+REPORTED_CLASSES = (
+    "memory_destroyed",
+    "echoed_context",
+    "yaml_strict_invalid",
+    "valid_memory_file",
+)
 """Classes checked on every sample and reported beside the outcome, never deciding it: the pass
 rules stay those of the scenario kinds, and a lever is not judged by a rule written for it."""
 
@@ -80,12 +91,15 @@ CLASS_DESCRIPTIONS: dict[str, str] = {
     "wrong_mechanism": "used save_skill / save_workflow / a card / the wiki for item-local facts",
     "cross_item_in_memory": "wrote a fact that holds in every item into memory",
     "not_routed": "a cross-item fact was offered no card/skill/wiki call",
+    "claimed_write": "the reply says it saved something, but no memory file or index changed",
+    "no_answer": "the turn wrote nothing and its reply only echoes the injected context",
     "no_tool_call": "made no tool call at all",
     "no_memory_write": "called tools but wrote no memory file",
     "content_in_index": "put the facts into MEMORY.md instead of a memory file",
-    "inversion": "a user identity fact turned around ('I am X' → 'notify X')",
+    "inversion": "a fact recast into its opposite ('I am X' → 'notify X', 'only paying' → "
+    "'only trial')",
     "fabrication": "specifics the user never said (numbers, times, thresholds, formulas)",
-    "invalid_memory": "memory file with broken frontmatter, missing fields or the wrong type",
+    "invalid_memory": "a memory file memfs cannot read as a memory, or a fact under the wrong type",
     "facts_missing": "a fact the user asked to keep is in no memory file",
     "relative_date": "a relative date was stored without its absolute date",
     "missing_why_how": "feedback memory without **Why:** and **How to apply:**",
@@ -93,6 +107,8 @@ CLASS_DESCRIPTIONS: dict[str, str] = {
     "recall_fail": "the answer did not use the memory, or said something forbidden",
     "memory_destroyed": "a file that existed before the turn lost all its content unasked",
     "echoed_context": "the reply reproduced the injected context block instead of acting on it",
+    "yaml_strict_invalid": "a memory file a strict YAML reader rejects (memfs may still read it)",
+    "valid_memory_file": "wrote at least one memory file memfs reads as a memory (any facts)",
 }
 
 
@@ -186,6 +202,9 @@ class MemoryDoc(BaseModel):
     type: str = ""
     body: str = ""
     problems: list[str] = Field(default_factory=list)
+    """What keeps it from being a memory memfs can read (empty: valid)."""
+    yaml_problems: list[str] = Field(default_factory=list)
+    """What a strict YAML reader says (reported beside validity, never deciding it)."""
 
     @property
     def valid(self) -> bool:
@@ -227,6 +246,21 @@ def parse_memory_doc(path: str, text: str) -> MemoryDoc:
     return doc
 
 
+def read_memory_doc(path: str, text: str) -> MemoryDoc:
+    """A memory file as memfs reads it: fields and validity from :func:`memfs.parse_memory` and
+    :func:`memfs.memory_problems`, with the strict-YAML view's problems beside them."""
+    record = parse_memory(text, path)
+    return MemoryDoc(
+        path=path,
+        name=record.name,
+        description=record.description or "",
+        type=record.type or "",
+        body=record.body,
+        problems=memory_problems(record),
+        yaml_problems=parse_memory_doc(path, text).problems,
+    )
+
+
 def linked_memories(index_text: str, memory_files: Iterable[str]) -> set[str]:
     """The memory files MEMORY.md links, by memfs's one index link rule (platform layout): a
     link into memory/ or a plain ``x.md`` link (Claude Code's literal form) counts, a bare name
@@ -257,8 +291,23 @@ def _numbers(text: str) -> set[float]:
     return {float(n) for n in _NUMBER.findall(text)}
 
 
+_HTML_TAG = re.compile(r"</?[a-z][a-z0-9-]*(?:\s[^<>]*)?/?>", re.I)
+_HTML_BLOCK = re.compile(
+    r"</?(?:p|li|ol|ul|br|div|h[1-6]|tr|td|th|table|blockquote|pre)\b[^<>]*>", re.I
+)
+_MD_MARKUP = re.compile(r"\*{1,3}|`{1,3}|~~|__|^[ \t]{0,3}#{1,6}[ \t]+", re.M)
+
+
+def strip_markup(text: str) -> str:
+    """``text`` without HTML tags (a block tag becomes a line break, so ``<p>1.`` starts a
+    list item), entities, and markdown emphasis, code ticks and heading marks: markup is not a
+    specific."""
+    text = _HTML_TAG.sub("", _HTML_BLOCK.sub("\n", html.unescape(text)))
+    return _MD_MARKUP.sub("", text)
+
+
 def _clean_for_specifics(text: str) -> str:
-    text = norm(text)
+    text = strip_markup(norm(text))
     text = _LINK_TARGET.sub("", text)
     text = _LIST_MARKER.sub("", text)
     return _ENUM.sub("", text)
@@ -336,6 +385,30 @@ def identity_polarity(text: str, roles: list[str]) -> tuple[list[str], list[str]
     return identity, inverted
 
 
+def fact_inversions(text: str, patterns: Iterable[str]) -> list[str]:
+    """The sentences of ``text`` that state a fact's opposite (any of its ``inverted``
+    regexes), markup ignored."""
+    compiled = [re.compile(p) for p in patterns]
+    if not compiled:
+        return []
+    sentences = (m.group(0).strip() for m in _SENTENCE.finditer(strip_markup(norm(text))))
+    return [s for s in sentences if any(p.search(s) for p in compiled)]
+
+
+def _inverted_holder(doc: MemoryDoc, fact: Fact, identity: Identity | None) -> list[str]:
+    """Why ``doc`` holds ``fact`` only turned around (empty: it holds the fact, or not at all).
+
+    The fact's own ``inverted`` sentences count; for the identity fact, a role that is only
+    ever a recipient ('notify the process engineer') does too."""
+    if inverted := fact_inversions(doc.content, fact.inverted):
+        return inverted
+    if identity is not None and contains_any(" ".join(identity.role), fact.any_of):
+        ident, turned = identity_polarity(doc.content, identity.role)
+        if turned and not ident:
+            return turned
+    return []
+
+
 _WHY = re.compile(r"(?:why|為什麼|為何|原因|理由)\s*[:：]")
 _HOW = re.compile(r"(?:how to apply|如何應用|如何套用|怎麼做|做法|應用方式)\s*[:：]")
 
@@ -394,7 +467,7 @@ class _Ctx:
         self.changed = {p: t for p, t in rec.after.items() if rec.before.get(p) != t}
         self.deleted = [p for p in rec.before if p not in rec.after]
         self.docs = [
-            parse_memory_doc(p, t)
+            read_memory_doc(p, t)
             for p, t in sorted(self.changed.items())
             if p.startswith(MEMORY_DIR + "/") and p.endswith(".md")
         ]
@@ -461,6 +534,7 @@ def judge(scenario: Scenario, record: SampleRecord) -> Verdict:
         if record.context_block:  # only a turn that was sent a block can echo it
             echo = echoed_block(record.final_text, record.context_block)
             ctx.check("echoed_context", bool(echo), echo)
+        _check_reply(ctx)
     if record.truncated:
         ctx.notes.append("the runner flagged this turn's prompt as silently truncated")
     if record.cut_by_max_tokens:
@@ -511,20 +585,24 @@ def _judge_write(ctx: _Ctx) -> None:
     fabricated = find_fabrications(written, ctx.source_text(), _allowed(s))
     ctx.check("fabrication", bool(fabricated), "; ".join(fabricated))
 
-    if expect.identity is not None:
-        ident, inverted = identity_polarity(written, expect.identity.role)
-        ctx.check(
-            "inversion",
-            bool(inverted),
-            " | ".join(inverted) if inverted else f"identity sentences: {len(ident)}",
-        )
+    _check_polarity(ctx, written)
 
     invalid = [f"{d.path}: {', '.join(d.problems)}" for d in ctx.docs if not d.valid]
+    strict = [f"{d.path}: {', '.join(d.yaml_problems)}" for d in ctx.docs if d.yaml_problems]
+    if ctx.docs:
+        ctx.check("yaml_strict_invalid", bool(strict), "; ".join(strict))
+    valid = [d.path for d in ctx.docs if d.valid]
+    ctx.check("valid_memory_file", bool(valid), ", ".join(valid))
     missing: list[str] = []
     unindexed: list[str] = []
     fact_docs: dict[str, list[MemoryDoc]] = {}
     for fact in expect.facts:
-        holders = [d for d in ctx.docs if contains_any(d.content, fact.any_of)]
+        holders = [
+            d
+            for d in ctx.docs
+            if contains_any(d.content, fact.any_of)
+            and not _inverted_holder(d, fact, expect.identity)
+        ]
         fact_docs[fact.id] = holders
         if not holders:
             missing.append(fact.id)
@@ -566,6 +644,24 @@ def _judge_write(ctx: _Ctx) -> None:
             not complete,
             f"complete in {complete}" if complete else "no **Why:** + **How to apply:** lines",
         )
+
+
+def _check_polarity(ctx: _Ctx, written: str) -> None:
+    """``inversion``: every fact with an opposite, in everything the turn persisted; the user's
+    identity by its own rule (a role turned into a recipient)."""
+    expect = ctx.s.expect
+    turned = [
+        f"{fact.id}: {sentence}"
+        for fact in expect.facts
+        for sentence in fact_inversions(written, fact.inverted)
+    ]
+    detail = ""
+    if expect.identity is not None:
+        ident, inverted = identity_polarity(written, expect.identity.role)
+        turned += [f"identity: {sentence}" for sentence in inverted]
+        detail = f"identity sentences: {len(ident)}"
+    if turned or expect.identity is not None or any(f.inverted for f in expect.facts):
+        ctx.check("inversion", bool(turned), " | ".join(turned) or detail)
 
 
 def _allowed(s: Scenario) -> list[str]:
@@ -627,6 +723,78 @@ def echoed_block(reply: str, block: str) -> str:
     if len(repeated) >= 2 and 2 * len(repeated) >= len(lines):
         return f"the reply repeats {len(repeated)} of the block's {len(lines)} content lines"
     return ""
+
+
+# A claim is a past-tense saving verb after a subject or an auxiliary ("I saved", "has been
+# written", "already added"), a "new_file:" label, or the Chinese 已… forms. The subject keeps
+# "save it to memory?" and "I will write" out.
+_CLAIM = re.compile(
+    r"\b(?:i|we|you|it|this|that|has|have|had|was|were|been|is|are|successfully|already)\b"
+    r"(?:\W+[\w-]+){0,3}?\W+(?:saved|stored|recorded|written|wrote|added|created|remembered|"
+    r"noted|updated)\b|\bnew_file\s*:|已(?:經|经)?\s*(?:儲存|保存|存檔|存入|記錄|记录|記下|记下|"
+    r"寫入|写入|新增|添加|建立|創建|创建|更新|記住|记住)|(?:記|记)(?:下來|下来|住了)"
+)
+_CLAUSE = re.compile(r"(?:[^。!?！？\n;；.]|\.(?=\S))+")
+"""A sentence where a dot inside a word (``MEMORY.md``) does not end it."""
+_MEMORY_WORD = re.compile(r"memory|memories|memory\.md|記憶|记忆|備忘|备忘")
+# Code fences and tool-call elements hold a call the model wrote out, not a claim about one.
+_QUOTED_CALL = re.compile(
+    r"```.*?(?:```|\Z)|<(tool_call|tool_response|function_call)>.*?(?:</\1>|\Z)", re.DOTALL
+)
+NO_ANSWER_MAX_CHARS = 12
+"""A reply with fewer word characters than this left, once the echo is taken out, said nothing."""
+NO_ANSWER_COVERED = 0.7
+"""A rest whose character 4-grams are this much the block's or the user's own is a repeat."""
+
+
+def claimed_saves(reply: str) -> list[str]:
+    """The sentences of ``reply`` that say something was saved (markup, echoed context and
+    written-out tool calls left out)."""
+    text = strip_markup(norm(_QUOTED_CALL.sub(" ", strip_echo(reply))))
+    return [m.group(0).strip() for m in _CLAUSE.finditer(text) if _CLAIM.search(m.group(0))]
+
+
+def _grams(text: str) -> set[str]:
+    flat = re.sub(r"\W+", "", norm(strip_markup(text)))
+    return {flat[i : i + 4] for i in range(max(len(flat) - 3, 0))}
+
+
+def echo_only(reply: str, block: str, said: str = "") -> bool:
+    """``reply`` repeats the injected ``block`` and says nothing else: what is left once the
+    echo is taken out is (almost) empty, or is mostly the block's or the user's own words
+    (``said``) again — a small model often echoes the block, then the user's message."""
+    if not block.strip() or not reply.strip():
+        return False
+    rest = strip_echo(reply)
+    if rest == reply.strip() and not echoed_block(reply, block):
+        return False
+    flat = _squash(rest)
+    for line in sorted({_squash(ln) for ln in block.splitlines() if ln.strip()}, key=len)[::-1]:
+        flat = flat.replace(line, " ")
+    if len(re.findall(r"\w", flat)) < NO_ANSWER_MAX_CHARS:
+        return True
+    grams = _grams(flat)
+    known = _grams(block) | _grams(said)
+    return len(grams & known) >= NO_ANSWER_COVERED * len(grams)
+
+
+_NO_ANSWER_DETAIL = (
+    "nothing is left once the echoed block (a frame it opens, its lines) and the user's own "
+    "words are taken out"
+)
+
+
+def _check_reply(ctx: _Ctx) -> None:
+    """``claimed_write`` and ``no_answer``: what the reply says against what the turn did."""
+    rec = ctx.rec
+    wrote_memory = bool(ctx.docs) or INDEX_FILE in ctx.changed
+    nothing = not ctx.changed and not ctx.deleted
+    claims = [c for c in claimed_saves(rec.final_text) if nothing or _MEMORY_WORD.search(c)]
+    if not wrote_memory:
+        ctx.check("claimed_write", bool(claims), " | ".join(claims))
+    if nothing and rec.context_block:
+        only = echo_only(rec.final_text, rec.context_block, ctx.s.user_text())
+        ctx.check("no_answer", only, _NO_ANSWER_DETAIL if only else "")
 
 
 def _check_recall(ctx: _Ctx) -> None:

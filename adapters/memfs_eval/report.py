@@ -130,6 +130,19 @@ class Difference(BaseModel):
         return f"{self.diff:+.0%} ({self.ci_low:+.0%} to {self.ci_high:+.0%})"
 
 
+ARM_CLASSES = (
+    "valid_memory_file",
+    "memory_destroyed",
+    "claimed_write",
+    "no_answer",
+    "fabrication",
+    "inversion",
+    "echoed_context",
+    "yaml_strict_invalid",
+)
+"""Classes counted per arm (over the samples each was checked on), each against the baseline."""
+
+
 class ArmSummary(BaseModel):
     name: str
     description: str
@@ -144,6 +157,9 @@ class ArmSummary(BaseModel):
     passed_vs_baseline: Difference | None = None
     passed_vs_previous: Difference | None = None
     destroyed_vs_baseline: Difference | None = None
+    classes: dict[str, Rate] = Field(default_factory=dict)
+    """Each of :data:`ARM_CLASSES`: samples that showed it / samples it was checked on."""
+    classes_vs_baseline: dict[str, Difference] = Field(default_factory=dict)
 
 
 class IdenticalReplies(BaseModel):
@@ -217,6 +233,11 @@ def _difference(a: Rate, b: Rate, against: str) -> Difference | None:
     return Difference(against=against, diff=d, ci_low=low, ci_high=high)
 
 
+def _class_rate(verdicts: list[Verdict], klass: str) -> Rate:
+    checked = [v for v in verdicts if any(c.klass == klass for c in v.checks)]
+    return Rate.of(sum(_hit(v, klass) for v in checked), len(checked))
+
+
 def _arm_summaries(config: RunConfig, results: list[Row]) -> list[ArmSummary]:
     out: list[ArmSummary] = []
     for arm in config.run_arms():
@@ -237,6 +258,7 @@ def _arm_summaries(config: RunConfig, results: list[Row]) -> list[ArmSummary]:
                 echoed=Rate.of(sum(_hit(v, "echoed_context") for v in sent_block), len(sent_block)),
                 errors=len(mine) - len(ok),
                 mean_elapsed_s=round(sum(times) / len(times), 1) if times else None,
+                classes={k: _class_rate([v for v, _, _ in ok], k) for k in ARM_CLASSES},
             )
         )
     by_name = {a.name: a for a in out}
@@ -248,6 +270,9 @@ def _arm_summaries(config: RunConfig, results: list[Row]) -> list[ArmSummary]:
                 summary.destroyed, base.destroyed, base.name
             )
             summary.echoed_vs_baseline = _difference(summary.echoed, base.echoed, base.name)
+            for k, rate in summary.classes.items():
+                if (d := _difference(rate, base.classes[k], base.name)) is not None:
+                    summary.classes_vs_baseline[k] = d
         if prev is not None:
             summary.passed_vs_previous = _difference(summary.passed, prev.passed, prev.name)
     return out
@@ -355,6 +380,24 @@ def arm_table(report: EvalReport) -> str:
     return "\n".join(rows)
 
 
+def arm_class_table(report: EvalReport) -> str:
+    """One row per class of :data:`ARM_CLASSES`, one column per arm: k/N, and against the
+    baseline the difference with Newcombe's 95% interval."""
+    base = report.config.baseline_arm()
+    rows = [
+        "| class | " + " | ".join(a.name for a in report.arms) + " |",
+        "|---" * (len(report.arms) + 1) + "|",
+    ]
+    for klass in ARM_CLASSES:
+        cells = []
+        for a in report.arms:
+            rate = a.classes.get(klass, Rate.of(0, 0))
+            vs = a.classes_vs_baseline.get(klass)
+            cells.append(f"{rate.k}/{rate.n}" + (f" ({vs.cell()} vs {base})" if vs else ""))
+        rows.append(f"| {klass} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def scenario_table(report: EvalReport) -> str:
     arm_col = any(s.arm for s in report.scenarios)
     head = "| arm | scenario |" if arm_col else "| scenario |"
@@ -435,6 +478,10 @@ def render_markdown(report: EvalReport) -> str:
             f"with Newcombe's 95% interval (hybrid score); the baseline is `{c.baseline_arm()}`.",
             "",
             arm_table(report),
+            "",
+            "Per arm and class (samples that showed it / samples it was checked on):",
+            "",
+            arm_class_table(report),
             "",
             "![pass rate and memory_destroyed per arm](arms.png)",
             "",

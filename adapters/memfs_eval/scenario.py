@@ -49,6 +49,13 @@ class Fact(_Strict):
     id: str
     any_of: list[str] = Field(min_length=1)
     types: list[MemoryType] = Field(default_factory=lambda: list(MEMORY_TYPES))
+    inverted: list[str] = Field(
+        default_factory=list,
+        description="regexes (lower case, on NFKC text) of a sentence stating the fact's "
+        "opposite ('filter out non-trial accounts' for 'trial accounts are left out'); a "
+        "memory that says it holds the inversion, not the fact. A fact with no opposite (a "
+        "date, a host name) lists none",
+    )
 
 
 class Identity(_Strict):

@@ -288,11 +288,6 @@ def format_tools_for_prompt(tools: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-class _Formatter(dict[str, Any]):
-    def __missing__(self, key: str) -> str:
-        return key
-
-
 class PlatformToolRecorder:
     """Answers calls to the competing tools without executing them; every call is kept."""
 
@@ -320,7 +315,7 @@ class PlatformToolRecorder:
             return f"Error: invalid arguments for {name}: {detail}."
         values = args.model_dump()
         self.calls.append((name, values))
-        return tool.ack.format_map(_Formatter({k: v for k, v in values.items()}))
+        return tool.ack.format_map(values)  # each ack names only its own arguments (tested)
 
 
 def is_file_tool(name: str) -> bool:

@@ -370,6 +370,7 @@ def start_turn(
             context_block=turn.context_block,
             tools=[*FILE_TOOL_NAMES, *([REMEMBER] if remember else [])],
             memory_file_writes=options.memory_tools != "remember",
+            other_tools=[s["function"]["name"] for s in schemas],
         )
     )
     tools = TurnTools(schemas, files, record_platform=options.tools == "platform")

@@ -60,6 +60,7 @@ class Browser:
         self.read_only = read_only
         self.fs = (fs.read_only() if read_only else fs).acting_as(ACTOR, unless_set=True)
         self.token = secrets.token_urlsafe(32)
+        self.summaries = views.Summaries()  # each memory's parse, kept between requests
         names = {host, "127.0.0.1", "localhost"}
         self.hosts = {f"{h}:{port}" for h in names}
         self.origins = {f"http://{h}" for h in self.hosts}
@@ -110,28 +111,30 @@ def _go(url: str, **query: str) -> RedirectResponse:
 # -- reading -----------------------------------------------------------------------------------
 
 
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        return 1  # a page number that is not one shows the first page
+
+
 async def overview(request: Request) -> Response:
     b: Browser = request.app.state.browser
     q = request.query_params
-    try:
-        page = int(q.get("page", "1"))
-    except ValueError:
-        page = 1
-    data = views.overview(
-        b.fs,
-        page=page,
+    where = views.Filter(
         query=q.get("q", ""),
         type_=q.get("type", ""),
         stale_only=q.get("stale") == "1",
+        orphan_only=q.get("orphan") == "1",
     )
-    return b.page(
-        "overview.html",
-        data=data,
-        q=q.get("q", ""),
-        type_=q.get("type", ""),
-        stale=q.get("stale") == "1",
-        fresh_days=FRESH_DAYS,
+    data = views.overview(
+        b.fs,
+        page=_int(q.get("page", "1")),
+        index_page=_int(q.get("ipage", "1")),
+        where=where,
+        summaries=b.summaries,
     )
+    return b.page("overview.html", data=data, where=where, fresh_days=FRESH_DAYS)
 
 
 async def memory(request: Request) -> Response:
@@ -236,13 +239,15 @@ async def save(request: Request) -> Response:
         else:
             b.fs.save(rel, data, create=True)
     except PreconditionFailedError:
-        theirs = views.memory_page(b.fs, rel)
+        try:
+            theirs = views.memory_page(b.fs, rel)
+        except FileNotFoundError:  # deleted since the page was opened: nothing to compare
+            gone = f"{rel} was deleted since this page was opened; save again to create it anew."
+            return b.page("edit.html", 409, path=rel, text=text, sha256="", problem=gone)
         return b.page("conflict.html", 409, path=rel, mine=text, theirs=theirs)
     except PathConflictError as e:
         return b.page("edit.html", 409, path=path, text=text, sha256="", problem=message(e))
     except FileNotFoundError as e:
-        if sha:  # deleted since it was opened
-            return b.page("edit.html", 409, path=path, text=text, sha256="", problem=message(e))
         return b.page("edit.html", 400, path=path, text=text, sha256="", problem=message(e))
     except (CredentialRefusedError, UnsafePathError, ValueError, OSError) as e:
         return b.page("edit.html", 400, path=path, text=text, sha256=sha, problem=message(e))

@@ -47,6 +47,23 @@ class CredentialPattern:
     def regex(self) -> re.Pattern[str]:
         return re.compile(self.pattern)
 
+    def admits(self, text: str, start: int, end: int) -> bool:
+        """Whether the match ``text[start:end]`` is this credential: it passes ``accept``, is
+        no placeholder (``figd_aBcDeFgH…``, ``shpat_a1b2c3d4…``), and is not cut from a longer
+        word by a character no token alphabet has (``xoxa-0853…?0757…``)."""
+        value = text[start:end]
+        if self.accept is not None and not self.accept(value):
+            return False
+        cut = text[end : end + 1] in _FOREIGN and text[end + 1 : end + 2].isalnum()
+        if cut and "://" not in value:  # after a URL, "?" opens its query
+            return False
+        return not is_placeholder(value)
+
+
+# Characters no token alphabet has and that do not end one in text either ("%" may start an
+# escape, "\\" an escape in a quoted string, "#" a URL fragment, "*" emphasis).
+_FOREIGN = frozenset("?$!^")
+
 
 def _after(literal: str) -> str:
     """``literal`` not preceded by a letter or digit, checked after it (keeps the prefix fast)."""
@@ -89,6 +106,19 @@ def _key_block(value: str) -> bool:
     """A private-key header with a key under it, not an empty template block."""
     body = re.sub(r"-----[A-Z0-9 ]+-----|[\s\\n\"']", "", value)
     return len(body) >= 40 and not is_placeholder(body)
+
+
+def _json_header(part: str) -> bool:
+    """A JWT's header decodes to a JSON object; a damaged one (``…InR5cCVCJ9``) is no token."""
+    import base64
+    import binascii
+    import json
+
+    try:  # "eyJ" is '{"', so a header that parses is an object
+        json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return True
 
 
 OWN_PATTERNS: tuple[CredentialPattern, ...] = (
@@ -178,7 +208,7 @@ OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     ),
     CredentialPattern(
         "Azure shared access signature (sig=)",
-        r"[?&;]sig=(?P<value>[A-Za-z0-9%+/=]{30,})",
+        r"[?&;]sig=(?P<value>[A-Za-z0-9%+/=_\-]{30,})",  # base64, or base64url (Logic Apps)
         "value",
         gate=("sig=",),
     ),
@@ -298,6 +328,7 @@ OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     CredentialPattern(
         "JSON Web Token",
         _after("eyJ") + r"[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        accept=lambda v: _json_header(v.split(".", 1)[0]),
     ),
     CredentialPattern(
         "password in a connection URL",
@@ -386,6 +417,14 @@ GITLEAKS_PATTERNS: tuple[CredentialPattern, ...] = (
     ),
     CredentialPattern(
         "Grafana API key (legacy)", _after("eyJrIjoi") + r"[A-Za-z0-9]{70,400}={0,3}", accept=_real
+    ),
+    CredentialPattern(
+        "Microsoft Teams webhook URL",
+        r"https://[a-z0-9\-]+\.webhook\.office\.com/webhookb2/"
+        r"[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}"
+        r"/incomingwebhook/[a-z0-9]{32}/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}",
+        lowered=True,
+        gate=(".webhook.office.com/",),
     ),
     CredentialPattern(
         "Slack webhook URL (http or no scheme)",

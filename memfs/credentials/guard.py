@@ -61,7 +61,10 @@ def _scan_disguised(text: str, patterns: tuple[CredentialPattern, ...]) -> list[
     Only the first view with a finding counts: the file is refused either way.
     """
     line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
-    for why, view, where in views(text):
+    # disguises are undone in the text as the scan reads it (format characters dropped), so a
+    # zero-width character inside an identifier cannot cut it into something that looks like
+    # a key; normalising keeps every line where it was
+    for why, view, where in views(normalize(text).text):
         found = _scan_as_written(view, patterns, True)
         if not found:
             continue
@@ -98,7 +101,7 @@ def _scan_as_written(
             continue
         for m in pattern.regex.finditer(subject):
             start, end = m.span(pattern.value_group)
-            if pattern.accept is not None and not pattern.accept(t[start:end]):
+            if not pattern.admits(t, start, end):
                 continue
             found.append((start, _PRIORITY_FORMAT, end, pattern.kind))
     if labels:

@@ -241,11 +241,12 @@ def _token_after() -> re.Pattern[str]:
 def _near_run() -> re.Pattern[str]:
     """A long generated-looking run shortly after a label (``the staging key is <32 chars>``).
 
-    A run followed by ".md" or another extension is a file name, not a secret.
+    The run is a whole word: a piece of a longer one (``…tuy?cvonk5577…``, ``x.md``) is not
+    a key of its own; the word it is part of is judged by the other rules.
     """
     return re.compile(
-        r"[^\n]{0,40}?(?<![a-z0-9+/_\-])(?P<value>[a-z0-9+/_\-]{24,}={0,2})"
-        r"(?![a-z0-9+/_\-]|\.[a-z])"
+        r"[^\n]{0,40}?(?<![^\s\"'`:(\[<>,{|])(?P<value>[a-z0-9+/_\-]{24,}={0,2})"
+        r"(?=$|[\s\"'`)\]>},;|&]|[.!?:](?:\s|$)|\.[a-z0-9_\-]{8})"
     )
 
 
@@ -283,7 +284,18 @@ def _ascii_prefix(value: str) -> str:
     return value
 
 
+@cache
+def _public_kind() -> re.Pattern[str]:
+    """A word right before a label that names a token meant to be seen: a CSRF token sits in
+    every page's HTML, a public or publishable key in every client."""
+    return re.compile(r"(?:csrf|xsrf|anti[-_ ]?forgery|public|publishable)[-_ ]?$")
+
+
 def _trim(value: str) -> str:
+    """The value without quotes, emphasis or closing punctuation; empty when a long value is
+    elided (``ops_eyJzaWduSW5BZGRy…``): a key cut short is an example, not the secret."""
+    if value.endswith(("...", "…")) and len(value.rstrip(".…")) >= 16:
+        return ""
     value = _ascii_prefix(value)
     link = value.find("](")  # "[API key rotation](memory/…)": a markdown link, not a value
     if link >= 0:
@@ -294,32 +306,88 @@ def _trim(value: str) -> str:
 # A generic word that names a key the value of which is an identifier: "primary key is <uuid>".
 _ID_KEY_BEFORE = (
     r"(?:primary|foreign|partition|sort|cache|idempotency|object|lookup|dedup|row|composite|"
-    r"unique|map|dict|hash|redis|s3|json|config|yaml|registry|快取|缓存|キャッシュ|캐시)"
+    r"unique|map|dict|hash|redis|s3|json|config|yaml|registry|project|request|trace|gpg|pgp|"
+    r"ssh|host|快取|缓存|キャッシュ|캐시)"
     r"[ \t_-]*(?:key|token|secret)"
 )
+_DIGESTS = (40, 64, 128)  # sha1, sha256, sha512: the lengths of hex digests
+_ARTICLES = frozenset(
+    (
+        "a", "an", "the", "my", "your", "our", "their", "this", "that", "its", "his", "her", "le",
+        "la", "les", "un", "une", "der", "die", "das", "den", "dem", "ein", "eine", "el", "los",
+        "las", "una", "o", "os", "um", "uma", "это",
+    )
+)  # fmt: skip
+
+
+def _names_a_service(before: str) -> bool:
+    """Whether a name stands right before a generic label (``heroku token``, ``hubspot の
+    トークン``, ``hubspot-Schlüssel``): a credential word that says whose it is."""
+    m = re.search(r"(?<![\w.-])([A-Za-z][\w.-]{1,30})[-_ ]?(?:[ \t]?[の的][ \t]?)?$", before)
+    return m is not None and m.group(1).lower() not in _ARTICLES
 
 
 def _accept(
-    family: str, value: str, context: str, *, weak: bool, labelled: bool | None = None
+    family: str,
+    value: str,
+    context: str,
+    *,
+    weak: bool,
+    labelled: bool | None = None,
+    named: bool = False,
 ) -> bool:
+    """Whether ``value`` after a label of ``family`` is a secret; ``named``: a service name
+    qualifies the label (``the heroku token is …``, ``Токен npm: …``)."""
     if not value or is_placeholder(value):
         return False
     if labelled is None:
         # "the sentry token is <32+ hex>": a token word with a marker before long hex names a
-        # key; "primary key is <hex>" does not, nor a UUID or a digest-length hex (identifiers).
+        # key; "primary key is <hex>" does not. A UUID or a digest-length hex after a bare
+        # "token:" is an identifier; after a service's token ("the heroku key is <uuid>"),
+        # where providers issue keys in those shapes, it is the key.
+        hexed = re.fullmatch(r"[0-9a-fA-F]{32,}", value) is not None
+        uuid = re.fullmatch(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value)
         labelled = family != "generic" or (
             not weak
-            and bool(re.fullmatch(r"[0-9a-fA-F]{32,}", value))
-            and len(value) not in (40, 64, 128)  # sha1, sha256, sha512: digests first
+            and (hexed or (named and uuid is not None))
+            and (named or len(value) not in _DIGESTS)
             and re.search(_ID_KEY_BEFORE, context.lower()) is None
         )
     if is_public_identifier(value, context, labelled=labelled):
         return False
     if family == "generic":
-        return random_looking(value, min_len=20 if weak else 16, min_entropy=3.5 if weak else 3.3)
-    if family == "key" and random_looking(value, min_len=16):
+        # After "token is" / "key:" a short key (12+) counts; after a bare space only a long one.
+        return _generated(value, min_len=20 if weak else 12, min_entropy=3.5 if weak else 3.3)
+    if family == "key" and _generated(value, min_len=12):
         return True
     return typed_secret(value, strong=weak)
+
+
+@cache
+def _re_token() -> re.Pattern[str]:
+    return re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]*)+")
+
+
+def _generated(value: str, *, min_len: int, min_entropy: float = 3.0) -> bool:
+    """Random-looking as a whole, or a random body behind a short prefix or between words
+    (``tk-us-pu1gf8…``, ``web_akqaeqq…``, ``sk_prod_mrolzn3…``): providers name a key's
+    kind in front of it, and the body is what a generator drew."""
+    if random_looking(value, min_len=min_len, min_entropy=min_entropy):
+        return True
+    if not _re_token().fullmatch(value):
+        return False  # no prefix to split off: one word, or not one token ("a=1&b=2-3")
+    parts = re.split(r"[-_]", value)
+    body = max(parts, key=len)
+    if len(body) >= 16:
+        return random_looking(body, min_len=16, min_entropy=min_entropy)
+    # A key in groups ("sccqe60k-nsak-h1m1-…"): every group drawn, so the groups joined read
+    # as one drawn key; words and numbers ("read-only-v2") do not.
+    joined = "".join(parts)
+    return (
+        len(joined) >= 20
+        and min(map(len, parts)) >= 4
+        and random_looking(joined, min_len=20, min_entropy=min_entropy)
+    )
 
 
 def _word_before_ok(text: str, lowered: str, start: int) -> bool:
@@ -356,6 +424,8 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
             continue  # a variable in code: password.encode(), token[0], pw(…)
         if lowered[end : end + 1] in (",", ")"):
             continue  # a name in a list or a call: "(token, password, deviceInfo)", "(no password)"
+        if _public_kind().search(lowered, max(0, start - 16), start):
+            continue  # "csrf-token=…", "publicToken = …": meant to be seen
         plural = lowered[end : end + 1] == "s" and not lowered[end + 1 : end + 2].isalnum()
         line_start = lowered.rfind("\n", 0, start) + 1
         hit: Hit | None = None
@@ -366,7 +436,8 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
         if t and (label != "pass" or t.group("mark").strip() in (":", "=")):
             value = _trim(text[t.start("value") : t.end("value")])
             context = text[line_start : t.start("value")]
-            if _accept(family, value, context, weak=False) or (
+            named = t.re is qualified or _names_a_service(text[line_start:start])
+            if _accept(family, value, context, weak=False, named=named) or (
                 family == "password" and passphrase(value)
             ):
                 hit = (t.start("value"), t.start("value") + len(value), kind)

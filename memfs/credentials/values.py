@@ -14,6 +14,7 @@ Every regex here is compiled on first use (``functools.cache``), none at import.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -37,7 +38,6 @@ _PLACEHOLDER = r"""^(?:
     \$\{.*|\$\(.*|\$[A-Za-z_]\w*|%\w+%|[<{\[(].*    # ${VAR}, $(cmd), $VAR, %VAR%, <token>, {{x}}
   | .*[.]{3}.* | .*…                             # sk-..., ghp_…
   | [*xX•.\-_#=~]+                               # ****, xxxx, ...., ----
-  | .*(.)\1{7,}.*                                 # one character eight times: 1111…, AAAA…
   | .*(?:x{4,}|X{4,}|\*{3,}|0{6,}|1234567|abcdef|example|sample|redacted|placeholder
         |changeme|replace[-_ ]?(?:me|with)
         |your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
@@ -53,10 +53,59 @@ _REFERENCE = r"""(?ix)^(?:1password|lastpass|bitwarden|keepass(?:xc)?|keychain|v
 
 
 def is_placeholder(value: str) -> bool:
-    """A stand-in documentation and templates use, or the name of where a secret is kept."""
-    return bool(_re(_PLACEHOLDER, re.VERBOSE | re.IGNORECASE).match(value)) or bool(
-        _re(_REFERENCE).match(value)
+    """A stand-in documentation and templates use, or the name of where a secret is kept.
+
+    Besides the words and masks of :data:`_PLACEHOLDER`, a value typed along the alphabet or
+    the number row (``aBcDeFgHiJ…``, ``…1234567890``, ``zyxwvu…``) is one: no generator draws
+    eight characters in order, and people write them where a key goes.
+    """
+    return (
+        bool(_re(_PLACEHOLDER, re.VERBOSE | re.IGNORECASE).match(value))
+        or bool(_re(_REFERENCE).match(value))
+        or _one_character_filler(value)
+        or _typed_in_order(value)
+        or _encoded_text(value)
     )
+
+
+def _one_character_filler(value: str) -> bool:
+    """One character eight times or more (``1111…``, ``sk_live_AAAA…``), unless a long random
+    part follows the run: Twitter bearer tokens open with ``AAAAAAAAAAAAAAAAAAAAA``."""
+    if _re(r"(.)\1{7,}").search(value) is None:
+        return False
+    rest = max(_re(r"(.)\1{7,}").sub(" ", value).split(), key=len, default="")
+    return not (len(rest) >= 32 and random_looking(rest, min_len=32))
+
+
+def _typed_in_order(value: str) -> bool:
+    """A run of eight letters or digits in alphabet order, up or down (``…3456789…``)."""
+    v = value.lower()
+    run, last = 0, 0
+    for a, b in itertools.pairwise(v):
+        d = ord(b) - ord(a)
+        same = (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
+        if same and d in (1, -1) and (run == 0 or d == last):
+            run, last = run + 1, d
+            if run >= 7:
+                return True
+        else:
+            run = 0
+    return False
+
+
+def _encoded_text(value: str) -> bool:
+    """Base64 that decodes to words (``ZHVtbXkgdGV4dC…`` is "dummy text…"): a stand-in.
+
+    A key decodes to bytes; a sentence someone encoded to fill the field decodes to letters
+    and spaces.
+    """
+    if len(value) < 16 or len(value) % 4 or not _re(r"[A-Za-z0-9+/]+={0,2}").fullmatch(value):
+        return False
+    import base64
+
+    # Base64's alphabet, "=" only at the end and a length of 4n: this always decodes.
+    text = base64.b64decode(value, validate=True).decode("latin-1")
+    return " " in text and sum(c.isalpha() or c == " " for c in text) >= 0.9 * len(text)
 
 
 _HEX = r"[0-9a-fA-F]+"
@@ -118,7 +167,7 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
         return True  # the base64 body of an SSH public key ("ssh-ed25519 AAAAC3…")
     if _re(r"(?i)(?:public|publishable)[-_ ]?key|公鑰|公钥|公開鍵|공개\s?키").search(context):
         return True
-    if _re(_PATH).fullmatch(v) is not None and v.count("/") >= 2:
+    if _re(_PATH).fullmatch(v) is not None and v.count("/") >= 2 and not _drawn_part(v):
         return True  # secret/data/prod/db: where a secret is kept
     if labelled:
         return False
@@ -134,6 +183,17 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
     )
 
 
+def _drawn_part(path: str) -> bool:
+    """Whether a path-shaped value has a part no one names a folder by: base64 with slashes
+    (``AK1CI5QsL1zvRE5KBX/uL9Ku…``) is a key, not a place."""
+    return any(
+        _re(r"[A-Za-z0-9+=]{16,}").fullmatch(part)
+        and part.lower() != part != part.upper()
+        and random_looking(part, min_len=16)
+        for part in path.split("/")
+    )
+
+
 def random_looking(value: str, *, min_len: int = 16, min_entropy: float = 3.0) -> bool:
     """Whether ``value`` looks generated (a key) rather than written (a word, a path, a name).
 
@@ -142,6 +202,8 @@ def random_looking(value: str, *, min_len: int = 16, min_entropy: float = 3.0) -
     """
     if len(value) < min_len or is_placeholder(value):
         return False
+    if value[0] in "=?" or _re(r"[^&=]*=[^&]*(?:&[^&=]*=[^&]*)+").fullmatch(value):
+        return False  # no key starts with base64's padding or a query mark; "a=1&b=2" is a query
     digits = sum(c.isdigit() for c in value)
     lower = sum(c.islower() for c in value)
     upper = sum(c.isupper() for c in value)
@@ -158,11 +220,12 @@ def random_looking(value: str, *, min_len: int = 16, min_entropy: float = 3.0) -
     if _re(_HEX).fullmatch(value):
         if len(value) < 32:
             return False
-    elif lower and upper:
-        if not 0.2 <= upper / (lower + upper) <= 0.8:
-            return False
+    elif lower and upper and 0.2 <= upper / (lower + upper) <= 0.8:
+        pass
+    elif lower and upper and _re(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)+\d*").fullmatch(value):
+        return False  # camelCase: "getUserCredentials2"
     elif digits / len(value) < 0.2 and not _one_case_key(value, digits, entropy):
-        return False
+        return False  # one case, or one case with a stray capital ("43zgwcor…Axxfi…")
     return entropy >= min_entropy
 
 
@@ -170,14 +233,49 @@ def _one_case_key(value: str, digits: int, entropy: float) -> bool:
     """A lower-case (or upper-case) key with few digits: ``g8wjz4xjtdaoswrmbl2ypcu0neq4cvr4``.
 
     Many providers issue keys in one case; what tells one from a name is that digits sit
-    between the letters, no word of five letters runs on, and the characters spread widely.
+    between the letters (three letter runs or more), the runs do not read as words, and the
+    characters spread widely.
     """
-    if digits < 2 or len(value) < 14 or entropy < min(4.0, 0.9 * math.log2(len(value))):
+    if digits < 2 or len(value) < 14 or entropy < min(3.8, 0.85 * math.log2(len(value))):
         return False
     if not _re(r"[A-Za-z0-9]+").fullmatch(value):
         return False  # snake_case and kebab-case identifiers
     runs = _re(r"[A-Za-z]+").findall(value)
-    return max(map(len, runs), default=0) <= 12 and len(runs) >= 3
+    if len(runs) < 3:
+        return False
+    # A long letter run is fine when it does not read as words ("agtwytrdfxxyf"): drawn
+    # letters rarely pair the way English does, "exportservice" almost always does.
+    wordy = sum(len(r) for r in runs if len(r) >= 5 and _reads_as_words(r))
+    return wordy <= 0.4 * sum(map(len, runs))
+
+
+# The 120 most frequent letter pairs of English text: they make up most pairs of words and
+# of names built from words, and about one pair in six of letters drawn at random.
+_COMMON_PAIRS = frozenset(
+    (
+        "th", "he", "in", "er", "an", "re", "on", "at", "en", "nd", "ti", "es", "or", "te", "of",
+        "ed", "is", "it", "al", "ar", "st", "to", "nt", "ng", "se", "ha", "as", "ou", "io", "le",
+        "ve", "co", "me", "de", "hi", "ri", "ro", "ic", "ne", "ea", "ra", "ce", "li", "ch", "ll",
+        "be", "ma", "si", "om", "ur", "ca", "el", "ta", "la", "ns", "di", "fo", "ho", "pe", "ec",
+        "pr", "no", "ct", "us", "ac", "ot", "il", "tr", "ly", "nc", "et", "ut", "ss", "so", "rs",
+        "un", "lo", "wa", "ge", "ie", "wh", "ee", "wi", "em", "ad", "ol", "rt", "po", "we", "na",
+        "ul", "ni", "ts", "mo", "ow", "pa", "im", "mi", "ai", "sh", "ir", "su", "id", "os", "iv",
+        "ia", "am", "fi", "ci", "vi", "pl", "ig", "tu", "ev", "ld", "ry", "mp", "fe", "bl", "ab",
+        "gh", "ty", "op", "wo", "sa", "ay", "ex", "ke", "fr", "oo", "av", "ag", "if", "ap", "gr",
+        "od", "bo", "sp", "rd", "do", "uc", "bu", "ei", "ov", "by", "rm", "ep", "tt", "oc", "fa",
+        "ef", "cu", "rn", "sc", "gi", "da", "yo", "cr", "cl", "du", "ga", "qu", "ue", "ff", "ba",
+        "ey", "ls", "va", "um", "pp", "ua", "up", "lu", "go", "ht", "ru", "ug", "ds", "lt", "pi",
+        "rc", "rr", "eg", "au", "ck", "ew", "mu", "br", "bi", "pt", "ak", "pu",
+    )
+)  # fmt: skip
+
+
+def _reads_as_words(run: str) -> bool:
+    """Whether a run of letters reads like words: most of its letter pairs are common in
+    English (``exportservice``), where drawn letters (``agtwytrdfxxyf``) have few."""
+    r = run.lower()
+    pairs = [r[i : i + 2] for i in range(len(r) - 1)]
+    return sum(p in _COMMON_PAIRS for p in pairs) >= 0.5 * len(pairs)
 
 
 _STOPWORDS = frozenset(

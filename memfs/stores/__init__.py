@@ -19,7 +19,9 @@ from memfs.stores.protocol import (
     ConditionalFileStore,
     FileStore,
     VersionedFileStore,
+    VersionedListingStore,
     supports_preconditions,
+    supports_versioned_listing,
     supports_versioned_reads,
 )
 
@@ -51,7 +53,9 @@ __all__ = [
     "ProcessLockedStore",
     "S3FileStore",
     "VersionedFileStore",
+    "VersionedListingStore",
     "supports_preconditions",
+    "supports_versioned_listing",
     "supports_versioned_reads",
     "with_preconditions",
 ]

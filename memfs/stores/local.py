@@ -22,7 +22,14 @@ from collections.abc import Hashable, Iterator
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256
-from memfs.paths import MAX_PATH_BYTES, is_canonical, is_reserved, listed_child, normalize
+from memfs.paths import (
+    MAX_PATH_BYTES,
+    canonical_entry_name,
+    is_canonical,
+    is_reserved,
+    listed_child,
+    normalize,
+)
 from memfs.stores.host import (
     DIR_FLAGS,
     TEMP_PREFIX,
@@ -37,6 +44,7 @@ from memfs.stores.host import (
     refuse_unless_regular,
     replace_file,
     sweep_abandoned,
+    version_of,
     write_temp,
 )
 
@@ -58,6 +66,7 @@ class LocalFileStore:
 
     conditional_writes = True
     versioned_reads = True
+    versioned_listing = True
     grouped_writes = True
     """Has :meth:`write_after`: two writes that must land in order, their fsyncs overlapped."""
 
@@ -328,6 +337,17 @@ class LocalFileStore:
             dst.write(data)
 
     def ls(self, path: str = "") -> list[str]:
+        return sorted(self._listing(path, None))
+
+    def ls_versioned(self, path: str = "") -> dict[str, Hashable]:
+        """:meth:`ls` and each file's version, from the ``lstat`` the listing makes anyway: the
+        token :meth:`read_versioned` returns for the same file. In no particular order."""
+        versions: dict[str, Hashable] = {}
+        self._listing(path, versions)
+        return versions
+
+    def _listing(self, path: str, versions: dict[str, Hashable] | None) -> list[str]:
+        """The files under ``path`` (unsorted), their versions into ``versions`` if given."""
         rel = normalize(path, reserved=True)
         if rel:
             with self._at(rel, "list") as at:
@@ -338,11 +358,13 @@ class LocalFileStore:
                     return []
                 if not stat.S_ISDIR(st.st_mode):
                     refuse_unless_regular(st, rel)
+                    if versions is not None:
+                        versions[rel] = version_of(st)
                     return [rel]
         out: list[str] = []
         with self._dir(rel, "list") as fd, _naming(rel, "list"):
-            _scan(fd, rel, out, is_reserved(rel))
-        return sorted(out)
+            _scan(fd, rel, out, is_reserved(rel), versions)
+        return out
 
     def exists(self, path: str) -> bool:
         rel = normalize(path, reserved=True)
@@ -589,8 +611,15 @@ def _kind(entry: os.DirEntry[str]) -> str | None:
     return None
 
 
-def _scan(fd: int, base: str, out: list[str], reserved: bool = False) -> None:
-    """Every listable file below the directory ``fd`` (workspace path ``base``) into ``out``.
+def _scan(
+    fd: int,
+    base: str,
+    out: list[str],
+    reserved: bool = False,
+    versions: dict[str, Hashable] | None = None,
+) -> None:
+    """Every listable file below the directory ``fd`` (workspace path ``base``) into ``out``,
+    and its version into ``versions`` when given (from the entry's cached ``lstat``).
 
     Never descends a link (each directory is opened ``O_NOFOLLOW`` relative to its parent), so
     a link loop cannot make it loop, and at most one descriptor per level is open. memfs's own
@@ -603,7 +632,7 @@ def _scan(fd: int, base: str, out: list[str], reserved: bool = False) -> None:
             rel: str | None
             if reserved:  # inside memfs's own area: checked as a string at every read
                 rel = f"{base}/{name}" if base else name
-                if not is_canonical(name, reserved=True):
+                if not canonical_entry_name(name, reserved=True):
                     continue
                 if len(rel.encode("utf-8")) > MAX_PATH_BYTES:
                     continue  # no workspace path can name it
@@ -616,6 +645,8 @@ def _scan(fd: int, base: str, out: list[str], reserved: bool = False) -> None:
                 subdirs.append((name, rel))
             elif kind == "file":
                 out.append(rel)
+                if versions is not None:
+                    versions[rel] = version_of(entry.stat(follow_symlinks=False))
     for name, rel in subdirs:
         try:
             child = os.open(name, DIR_FLAGS, dir_fd=fd)
@@ -624,7 +655,7 @@ def _scan(fd: int, base: str, out: list[str], reserved: bool = False) -> None:
                 continue  # removed or swapped for a link since it was listed
             raise
         try:
-            _scan(child, rel, out, reserved)
+            _scan(child, rel, out, reserved, versions)
         finally:
             os.close(child)
 

@@ -109,3 +109,25 @@ class VersionedFileStore(FileStore, Protocol):
 def supports_versioned_reads(store: object) -> bool:
     """Whether ``store`` declares versioned reads (read statically, like the preconditions)."""
     return inspect.getattr_static(store, "versioned_reads", False) is True
+
+
+@runtime_checkable
+class VersionedListingStore(VersionedFileStore, Protocol):
+    """A versioned store whose listing also says each file's version.
+
+    Declared with ``versioned_listing = True``. ``ls_versioned`` is :meth:`FileStore.ls` with
+    the token :meth:`VersionedFileStore.read_versioned` would return for each file at the time
+    it was listed, so a caller holding what it built from each version can tell, from one
+    listing, which files to read again (``memfs serve``'s overview at 10,000 memories).
+    """
+
+    versioned_listing: bool
+
+    def ls_versioned(self, path: str = "") -> dict[str, Hashable]:
+        """Every file under ``path``, recursively, and its version (``{}`` if none), in no
+        particular order."""
+
+
+def supports_versioned_listing(store: object) -> bool:
+    """Whether ``store`` declares versioned listings (read statically, like the rest)."""
+    return inspect.getattr_static(store, "versioned_listing", False) is True
