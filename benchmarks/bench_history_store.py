@@ -14,6 +14,10 @@ Rows (each figure a ratio against a baseline measured in the same run):
   same 400 records one after another (how the log read them before).
 * H4 — S3 requests of a change with history against the same change without, counted at the
   moto server: the first change of a file this process never saw, and a later one.
+* H5 — fsyncs per edit of a memory on local disk, and the edit's time, with history against
+  without: as memfs writes a change now (the record holds the content; the record and the
+  file in one grouped store call, their fsyncs overlapped), and as it wrote it before (a
+  blob, a record and the file, three durable writes one after another).
 * (a write with history against the same write without, on local disk and in memory, is rows
   14–16 of :mod:`benchmarks.bench_history`; not measured twice here.)
 * H6 — a change committed to a git repository (write, ``git add``, ``git commit``) against the
@@ -38,9 +42,10 @@ from typing import Any
 
 from memfs import InMemoryFileStore, LocalFileStore, MemFS
 from memfs.history import History
+from memfs.stores import host
 from memfs.versions import GC_GRACE, HISTORY_DIR, HistoryOptions, Retention, record_keys
 
-from benchmarks.harness import Row
+from benchmarks.harness import Row, compare
 from benchmarks.workspaces import bench_clock
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -254,6 +259,86 @@ class _Writes:
         return self.fs.pipe_file(REL, _memory(f"v{self.n}", 2048))
 
 
+class _Sequential(LocalFileStore):
+    """A local disk without grouped writes: each durable write on its own, as before."""
+
+    grouped_writes = False
+
+
+class _CountingOs:
+    """``os`` for :mod:`memfs.stores.host`, counting its fsyncs."""
+
+    def __init__(self) -> None:
+        self.fsyncs = 0
+
+    def fsync(self, fd: int) -> None:
+        self.fsyncs += 1
+        os.fsync(fd)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name)
+
+
+def fsync_row(repeats: int = 21) -> Row:
+    tmp = tempfile.mkdtemp(prefix="memfs-bench-fsync-")
+    try:
+        sides = {
+            "off": MemFS(LocalFileStore(f"{tmp}/off"), clock=bench_clock, history=False),
+            "now": MemFS(LocalFileStore(f"{tmp}/now"), clock=bench_clock),
+            "before": MemFS(
+                _Sequential(f"{tmp}/before"),
+                clock=bench_clock,
+                history=HistoryOptions(inline_limit=0),
+            ),
+        }
+        writes = {name: _Writes(fs) for name, fs in sides.items()}
+        fsyncs: dict[str, float] = {}
+        counting = _CountingOs()
+        real_os, host.os = host.os, counting  # type: ignore[assignment]
+        try:
+            for name, write in writes.items():
+                counting.fsyncs = 0
+                for _ in range(10):
+                    write()
+                fsyncs[name] = counting.fsyncs / 10
+        finally:
+            host.os = real_os
+        now = compare(
+            writes["off"],
+            writes["now"],
+            baseline_label="history off",
+            candidate_label="history on",
+            repeats=repeats,
+            number=2,
+        )
+        before = compare(
+            writes["off"],
+            writes["before"],
+            baseline_label="history off",
+            candidate_label="history on, blob + record + file",
+            repeats=repeats,
+            number=2,
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return Row(
+        id="H5",
+        what="fsyncs and time of a memory edit (`pipe_file`, 2 KB) with history, local disk",
+        baseline="the same edit with history=False",
+        target="time ≤ 2×, power-loss safe (record durable before the file)",
+        measured=f"fsyncs per edit {fsyncs['now']:g} (record + file, grouped) vs "
+        f"{fsyncs['off']:g} without; time {now.ratio_paired:.2f}×; as before (blob, record, "
+        f"file one after another) {fsyncs['before']:g} fsyncs, {before.ratio_paired:.2f}×",
+        met=now.ratio_paired <= 2.0,
+        figures={
+            "fsyncs_per_edit": fsyncs,
+            "now": now.summary(),
+            "before": before.summary(),
+            "repeats": repeats,
+        },
+    )
+
+
 def git_row(edits: int = 25) -> Row | None:
     git = shutil.which("git")
     if git is None:  # the row needs the git CLI
@@ -317,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     start = time.perf_counter()
     rows = size_rows()
+    rows.append(fsync_row())
     if not args.no_s3:
         server, fresh, stop = _s3()
         try:

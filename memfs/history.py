@@ -12,10 +12,11 @@ A version is named by its id or any unambiguous prefix of it (at least
 Everything read back is checked. A record that is not JSON memfs wrote, that names a path
 outside the workspace or one of no version (outside the memory area and the index), or that
 lies among another file's records, is *damaged*: the log lists it with its key and the reason,
-and no command uses it. ``show``, ``diff`` and ``restore`` check each blob against its record's
-sha256 and refuse a mismatch (a flipped byte, a blob cut short), the live file untouched. The
-log does not read blobs (that would be one more read per version, on S3 a request each): a
-damaged blob is found when its version is shown, compared or restored.
+and no command uses it. ``show``, ``diff`` and ``restore`` check each version's content (held
+in its record, or in a blob) against its record's sha256 and refuse a mismatch (a flipped
+byte, a blob cut short), the live file untouched. The log does not decode content nor read
+blobs (that would be one more read per version, on S3 a request each): damaged content is
+found when its version is shown, compared or restored.
 """
 
 from __future__ import annotations
@@ -127,6 +128,9 @@ class History:
     def __init__(self, fs: MemFS) -> None:
         self.fs = fs
         self.store = fs.store
+        self._inline: dict[str, str | None] = {}
+        """record key -> the content it holds inline (still encoded; None: in a blob), for
+        each record read: :meth:`content` then needs no second read."""
 
     def _check_writable(self, path: str, action: str) -> None:
         """Every change of the history is refused on a read-only mount, before any store call."""
@@ -157,7 +161,7 @@ class History:
         except FileNotFoundError:
             return None  # a gc or retention removed it meanwhile
         try:
-            record = VersionRecord.from_bytes(data)
+            record, self._inline[key] = versions.parse_stored(data)
         except ValueError as e:
             return DamagedRecord(key=key, reason=str(e))
         problem = self._foreign(key, record)
@@ -376,7 +380,8 @@ class History:
         return matches[0]
 
     def content(self, version: Version) -> bytes:
-        """The bytes of ``version``; VersionError for a deletion, a redaction or a lost blob."""
+        """The bytes of ``version`` (held in its record, or in a blob), checked against its
+        sha256; VersionError for a deletion, a redaction, damaged content or a lost blob."""
         r = version.record
         if r.redacted:
             raise VersionError(f"version {r.id} of {r.path} was redacted; its content is gone.")
@@ -385,13 +390,19 @@ class History:
                 f"version {r.id} of {r.path} deleted the file; it has no content. Name the "
                 "version before it."
             )
-        try:
-            stored = self.store.read(versions.blob_key(r.sha256))
-        except FileNotFoundError:
-            raise VersionError(
-                f"the content of version {r.id} of {r.path} is missing from the store."
-            ) from None
-        data = versions.decode_blob(stored, r.sha256)
+        if version.key not in self._inline:
+            self._load(version.key)  # a version this History did not read: its record now
+        inline = self._inline.get(version.key)
+        if inline is not None:
+            data = versions.inline_content(inline, r.sha256)
+        else:
+            try:
+                stored = self.store.read(versions.blob_key(r.sha256))
+            except FileNotFoundError:
+                raise VersionError(
+                    f"the content of version {r.id} of {r.path} is missing from the store."
+                ) from None
+            data = versions.decode_blob(stored, r.sha256)
         if data is None:
             raise VersionError(
                 f"the stored content of version {r.id} of {r.path} is damaged (it does not "
@@ -468,7 +479,7 @@ class History:
                 "change the file first, then redact it."
             )
         sha = r.sha256
-        self._rewrite(
+        self._rewrite(  # the content goes with the hash: a redacted record holds none
             target.key,
             r.replace(
                 sha256=None,
@@ -477,6 +488,7 @@ class History:
                 redacted_time=self.fs.history_options.now(),
                 redacted_by=self.fs.actor,
             ),
+            keep_content=False,
         )
         if sha is not None:
             refs = [rec for _, rec in self._all_records() if rec.sha256 == sha]
@@ -490,10 +502,16 @@ class History:
                         self._rewrite(key, rec.replace(parent=None))
         return next(v for v in self.log(r.path).versions if v.id == r.id)
 
-    def _rewrite(self, key: str, record: VersionRecord) -> None:
+    def _rewrite(self, key: str, record: VersionRecord, *, keep_content: bool = True) -> None:
+        """Store ``record`` over the record at ``key``, conditionally on the bytes read, with
+        the content it holds inline unless not ``keep_content``."""
         old = self.store.read(key)
+        inline = versions.parse_stored(old)[1] if keep_content else None
+        self._inline[key] = inline
         try:
-            self.store.write(key, record.to_bytes(), expected_sha256=content_sha256(old))
+            self.store.write(
+                key, versions.stored_bytes(record, inline), expected_sha256=content_sha256(old)
+            )
         except PreconditionFailedError:
             raise VersionError(
                 f"the record at {key} changed meanwhile; run the command again."
@@ -502,9 +520,10 @@ class History:
     def _all_records(self) -> list[tuple[str, VersionRecord]]:
         out = []
         for key in versions.record_keys(self.store):
-            record = versions.read_record(self.store, key)
-            if record is not None:
-                out.append((key, record))
+            got = versions.read_stored(self.store, key)
+            if got is not None:
+                out.append((key, got[0]))
+                self._inline[key] = got[1]
         return out
 
     def gc(
@@ -518,8 +537,8 @@ class History:
         """Apply ``retention`` (the workspace's own when None) to every file's records, delete
         the blobs no record refers to any more, and (``baseline``) record the current content
         of every memory file that is in no version, so that it too can be restored. First it
-        removes what killed writers left in the history's directories (a store that can have
-        leftovers: a local disk).
+        removes what killed writers left in the workspace, its history included (a store that
+        can have leftovers: a local disk).
 
         Safe beside writers, without a lock, and without trusting clocks across pods:
         retention orders each file's versions by their parent chain (:func:`versions.
@@ -537,7 +556,7 @@ class History:
         now = self.fs.history_options.now()
         pod = pod or socket.gethostname()
         sweep = getattr(self.store, "sweep_leftovers", None)
-        report = GcReport(leftovers_removed=sweep(versions.HISTORY_DIR) if sweep else 0)
+        report = GcReport(leftovers_removed=sweep("") if sweep else 0)
         kept, released = self._prune(retention, now, report)
         if baseline:
             report.baselines_recorded = self._baseline()
@@ -615,15 +634,25 @@ class History:
         return len(held) - kept, kept
 
     def _referenced(self, known: dict[str, VersionRecord] | None = None) -> set[str]:
-        """The hashes the records refer to; records in ``known`` (already read) are not read
-        again, only the ones stored since."""
+        """The hashes of the blobs the records refer to (a record holding its content inline
+        refers to none); records in ``known`` (already read) are not read again, only the
+        ones stored since."""
         known = known or {}
-        out = {rec.sha256 for rec in known.values() if rec.sha256}
+        out = {sha for key, rec in known.items() if (sha := self._blob_of(key, rec))}
         for key in versions.record_keys(self.store):
-            rec = None if key in known else versions.read_record(self.store, key)
-            if rec is not None and rec.sha256:
-                out.add(rec.sha256)
+            if key in known:
+                continue
+            got = versions.read_stored(self.store, key)
+            if got is not None:
+                self._inline[key] = got[1]
+                if sha := self._blob_of(key, got[0]):
+                    out.add(sha)
         return out
+
+    def _blob_of(self, key: str, record: VersionRecord) -> str | None:
+        """The hash of the blob ``record`` (read at ``key``) keeps its content in, or None
+        (no content, or held inline)."""
+        return None if self._inline.get(key) is not None else record.sha256
 
     def _pending(self) -> tuple[dict[str, dict[str, str]], str | None]:
         """The blobs earlier gcs found unreferenced, each with the time each pod first found

@@ -5,8 +5,10 @@ index, with history on) and hands the change to its recorder at its write points
 (:meth:`Recorder.write`, :meth:`Recorder.write_blind`), a delete (:meth:`Recorder.delete`,
 :meth:`Recorder.delete_blind`) and a move (:meth:`Recorder.move`: a record naming
 ``moved_from`` and one naming ``moved_to``, then one store move). The recorder makes each one
-as :mod:`memfs.versions` lays it out: the blob, then the version record, then the file,
-conditional on the content it replaces.
+as :mod:`memfs.versions` lays it out: the version record (its content inline, or a blob first
+for large content), then the file, conditional on the content it replaces. On a store with
+grouped writes (a local disk: :meth:`~memfs.stores.local.LocalFileStore.write_after`) the
+record and the file are one call whose fsyncs overlap, still durable in that order.
 
 Content no version holds (written before history was kept, with ``history=False``, or by
 another tool) is copied first: the first change or delete of it records it as an
@@ -16,15 +18,20 @@ another tool) is copied first: the first change or delete of it records it as an
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from memfs import errors
 from memfs.conflicts import content_sha256
 from memfs.paths import is_reserved
 from memfs.stores import ConditionalFileStore, move_file
 from memfs.versions import (
+    RECORD_ATTEMPTS,
     HistoryOptions,
     Operation,
+    VersionRecord,
+    inline_form,
     new_record,
     prune_file,
     prune_slack,
@@ -32,6 +39,7 @@ from memfs.versions import (
     put_version,
     read_record,
     record_keys,
+    stored_bytes,
 )
 
 WRITE_ATTEMPTS = 8
@@ -91,7 +99,8 @@ class Recorder:
         moved_from: str | None = None,
     ) -> None:
         """Write ``data`` to ``rel`` replacing the content hashed ``parent`` (None: no file),
-        recorded: the blob, then the version record, then the file, conditional on ``parent``.
+        recorded: the version record (after a blob for large content), then the file,
+        conditional on ``parent``.
         ``replaced`` is that content when the caller has read it (else it is read if no
         version holds it, see :meth:`keep_unrecorded`).
 
@@ -103,33 +112,59 @@ class Recorder:
         operation: Operation = (
             "restored" if restored_from else "created" if parent is None else "modified"
         )
+        sha = content_sha256(data)
         with _storing_version(rel, "write"):
             if parent is not None:
                 self.keep_unrecorded(rel, parent, replaced)
-            _, key = put_version(
-                store,
-                self.options,
-                data,
-                lambda sha: new_record(
-                    self.options,
-                    path=rel,
-                    operation=operation,
-                    actor=self.actor,
-                    data=data,
-                    sha256=sha,
-                    parent=parent,
-                    restored_from=restored_from,
-                    moved_from=moved_from,
-                ),
-            )
-        try:
-            store.write(rel, data, expected_sha256=parent, create=parent is None)
-        except Exception:
-            with contextlib.suppress(OSError):
-                store.delete(key)
-            raise
-        self._known(rel, content_sha256(data))
-        self._after_change(rel, content_sha256(data))
+        record = new_record(
+            self.options,
+            path=rel,
+            operation=operation,
+            actor=self.actor,
+            data=data,
+            sha256=sha,
+            parent=parent,
+            restored_from=restored_from,
+            moved_from=moved_from,
+        )
+        inline = inline_form(data, self.options.inline_limit)
+        if inline is not None and grouped_writes(store):
+            self._write_grouped(record, inline, data, parent)
+        else:
+            with _storing_version(rel, "write"):
+                key = put_version(store, self.options, record, data, inline)
+            try:
+                store.write(rel, data, expected_sha256=parent, create=parent is None)
+            except Exception:
+                with contextlib.suppress(OSError):
+                    store.delete(key)
+                raise
+        self._known(rel, sha)
+        self._after_change(rel, sha)
+
+    def _write_grouped(
+        self, record: VersionRecord, inline: str, data: bytes, parent: str | None
+    ) -> None:
+        """The record (its content inline) and the file in one grouped store call: nothing is
+        stored when the file's precondition fails, so there is no record to take back."""
+        rel = record.path
+        store: Any = self.store
+        with _storing_version(rel, "write"):
+            for attempt in range(RECORD_ATTEMPTS):
+                try:
+                    store.write_after(
+                        record.key,
+                        stored_bytes(record, inline),
+                        rel,
+                        data,
+                        expected_sha256=parent,
+                        create=parent is None,
+                    )
+                    return
+                except errors.PathConflictError as e:
+                    if e.path != record.key or attempt == RECORD_ATTEMPTS - 1:
+                        raise
+                    record = record.replace(id=self.options.new_id())
 
     def write_blind(
         self,
@@ -174,28 +209,26 @@ class Recorder:
 
     def delete(self, rel: str, data: bytes | None = None, *, moved_to: str | None = None) -> None:
         """Delete the file ``rel`` holding ``data`` (read when None), recorded as a version:
-        its content is kept as a blob (it may predate the history), the record names it as the
-        parent, and the delete is conditional on it (PreconditionFailedError if it changed)."""
+        its content is held by a version first (it may predate the history: see
+        :meth:`keep_unrecorded`), the record names it as the parent, and the delete is
+        conditional on it (PreconditionFailedError if it changed)."""
         store = self.store
         if data is None:
             data = store.read(rel)
+        sha = content_sha256(data)
+        record = new_record(
+            self.options,
+            path=rel,
+            operation="deleted",
+            actor=self.actor,
+            data=None,
+            sha256=None,
+            parent=sha,
+            moved_to=moved_to,
+        )
         with _storing_version(rel, "delete"):
-            self.keep_unrecorded(rel, content_sha256(data), data)
-            sha, key = put_version(
-                store,
-                self.options,
-                data,
-                lambda sha: new_record(
-                    self.options,
-                    path=rel,
-                    operation="deleted",
-                    actor=self.actor,
-                    data=None,
-                    sha256=None,
-                    parent=sha,
-                    moved_to=moved_to,
-                ),
-            )
+            self.keep_unrecorded(rel, sha, data)
+            key = put_version(store, self.options, record, None)
         try:
             store.delete(rel, expected_sha256=sha)
         except Exception:
@@ -219,9 +252,10 @@ class Recorder:
 
     def move(self, src: str, dst: str, data: bytes, from_recorded: bool, to_recorded: bool) -> None:
         """Move ``src`` (holding ``data``) to the free path ``dst`` in one store move
-        (:func:`~memfs.stores.move_file`), recorded: the content's blob is stored once, then a
-        ``created`` record of ``dst`` (``moved_from``) and a ``deleted`` record of ``src``
-        (``moved_to``), so each name's log shows the move, then the file is moved. A move the
+        (:func:`~memfs.stores.move_file`), recorded: the content is stored once (in the
+        ``created`` record of ``dst``, ``moved_from``, or its blob), then a ``deleted``
+        record of ``src`` (``moved_to``), so each name's log shows the move, then the file
+        is moved. A move the
         store refuses leaves no record; one that copied and then found the source changed
         (:class:`~memfs.errors.MoveConflictError`) keeps the destination's record only."""
         store, options, sha = self.store, self.options, content_sha256(data)
@@ -256,21 +290,18 @@ class Recorder:
                 self._after_change(rel, now)
 
     def _move_record(self, dst: str, operation: Operation, data: bytes, moved_from: str) -> str:
-        return put_version(
-            self.store,
+        record = new_record(
             self.options,
-            data,
-            lambda sha: new_record(
-                self.options,
-                path=dst,
-                operation=operation,
-                actor=self.actor,
-                data=data,
-                sha256=sha,
-                parent=None,
-                moved_from=moved_from,
-            ),
-        )[1]
+            path=dst,
+            operation=operation,
+            actor=self.actor,
+            data=data,
+            sha256=content_sha256(data),
+            parent=None,
+            moved_from=moved_from,
+        )
+        inline = inline_form(data, self.options.inline_limit)
+        return put_version(self.store, self.options, record, data, inline)
 
     def _unrecord(self, keys: list[str]) -> None:
         for key in keys:
@@ -318,20 +349,18 @@ class Recorder:
         is not touched."""
         if self.read_only:
             raise errors.ReadOnlyError(rel, "record a version of")
-        sha, _ = put_version(
-            self.store,
+        sha = content_sha256(data)
+        record = new_record(
             self.options,
-            data,
-            lambda sha: new_record(
-                self.options,
-                path=rel,
-                operation="unrecorded",
-                actor=self.actor,
-                data=data,
-                sha256=sha,
-                parent=None,
-            ),
+            path=rel,
+            operation="unrecorded",
+            actor=self.actor,
+            data=data,
+            sha256=sha,
+            parent=None,
         )
+        inline = inline_form(data, self.options.inline_limit)
+        put_version(self.store, self.options, record, data, inline)
         self._known(rel, sha)
         if rel in self.counted:
             self.counted[rel] += 1
@@ -357,6 +386,13 @@ class Recorder:
         keys = record_keys(self.store, rel)
         gone = prune_file(self.store, rel, retention, self.options.now(), sha, keys)
         self._count(rel, len(keys) - len(gone))
+
+
+def grouped_writes(store: object) -> bool:
+    """Whether ``store`` declares ``grouped_writes`` (has ``write_after``), read statically
+    like the other capabilities, so a wrapper that forwards unknown attributes to an inner
+    store does not inherit a call that would bypass its own ``write``."""
+    return inspect.getattr_static(store, "grouped_writes", False) is True
 
 
 @contextlib.contextmanager

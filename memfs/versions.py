@@ -4,17 +4,21 @@ Every change MemFS makes to a memory file or the index (create, modify, delete, 
 is kept in the same store, under memfs's own area (:data:`memfs.paths.RESERVED_DIR`), which no
 workspace path reaches and no listing shows:
 
-* ``.memfs/history/blobs/<sha256>`` — the bytes of a version, stored once per hash,
-  zlib-compressed behind :data:`BLOB_MAGIC` (:func:`encode_blob`); a blob without that
-  header (as earlier memfs wrote them) is the bytes themselves, and reads the same. The
-  sha256 always names, and verifies, the uncompressed bytes;
 * ``.memfs/history/records/<key>/<time>-<id>.json`` — one small JSON record per version
   (:class:`VersionRecord`), ``<key>`` the first 32 hex digits of the sha256 of the file's path,
-  ``<time>`` sortable UTC, ``<id>`` a random 12-digit hex id, so a listing orders them.
+  ``<time>`` sortable UTC, ``<id>`` a random 12-digit hex id, so a listing orders them. A
+  version's content whose zlib stream is at most :attr:`HistoryOptions.inline_limit` bytes
+  (:data:`INLINE_LIMIT`: a memory file, nearly always) is stored in its record
+  (:data:`CONTENT_FIELD`, base64), so the record is the whole version;
+* ``.memfs/history/blobs/<sha256>`` — the content of a larger version, stored once per hash,
+  zlib-compressed behind :data:`BLOB_MAGIC` (:func:`encode_blob`); a blob without that
+  header (as earlier memfs wrote them) is the bytes themselves, and reads the same. Records
+  an earlier memfs wrote, content in a blob whatever its size, read the same. The sha256
+  always names, and verifies, the uncompressed bytes, inline or in a blob.
 
 Both are written create-only (``create=True``), so two pods never overwrite each other's record
 and a blob, once there, is never replaced; each is one atomic store write, so a killed writer
-leaves a whole object or none. The order of one change is blob → record → file: a crash after
+leaves a whole object or none. The order of one change is (blob →) record → file: a crash after
 the record and before the file leaves a record whose content is not (yet) the file's, which
 ``memfs log`` shows as "recorded, not applied" and ``memfs restore`` can apply. A record names
 the hash of the content it replaced (``parent``); the file write is conditional on it, so the
@@ -23,8 +27,8 @@ records that were applied form one chain in the order the store accepted the wri
 History is bounded by default (:data:`DEFAULT_RETENTION`): each change of a file prunes that
 file's oldest records once it has a quarter more than the retention keeps
 (:func:`prune_slack`), so the listing and the deletes cost one change in a dozen, not every
-one; the blobs no
-record refers to any more go with ``memfs gc``, which sees every file.
+one. A pruned record holding its content inline frees it at once; the blobs no record refers
+to any more go with ``memfs gc``, which sees every file.
 
 This module writes and reads those objects; :meth:`MemFS.save
 <memfs.filesystem.MemFS.save>` decides when (the one write path), and :mod:`memfs.history` is
@@ -33,6 +37,8 @@ the API and the commands on top.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import dataclasses
 import datetime as dt
@@ -74,6 +80,16 @@ BLOB_MAGIC = b"\x00memfs-zlib\n"
 """The header of a compressed blob. A memory file is text and never starts with a NUL byte;
 and a blob is only ever used when its decoded bytes match its record's sha256, so a raw blob
 that happened to start so is still read right (:func:`decode_blob`)."""
+
+
+INLINE_LIMIT = 16 * 1024
+"""The largest zlib stream of a version's content stored in its record: a memory file (a few
+KB, a fraction of that compressed) is, so a change writes one object for its version, not two,
+and pruning its record frees its content at once; larger content goes to a blob, stored once
+per hash (a log reads every record, and should not read megabytes to list them)."""
+
+CONTENT_FIELD = "content_zlib"
+"""The record field holding a version's content inline: base64 of its zlib stream."""
 
 
 def prune_slack(keep: int) -> int:
@@ -132,6 +148,9 @@ class HistoryOptions:
     refers to any more are removed by ``memfs gc``, which sees every file)."""
     now: Callable[[], dt.datetime] = utc_now
     new_id: Callable[[], str] = new_version_id
+    inline_limit: int = INLINE_LIMIT
+    """A version whose content compresses to at most this many bytes keeps it in its record;
+    0 stores every version's content in a blob (as memfs did before records held content)."""
 
 
 NO_HISTORY = HistoryOptions(enabled=False)
@@ -188,20 +207,59 @@ class VersionRecord:
         """Read a stored record; ValueError says which field is missing or of the wrong type.
 
         Unknown keys are ignored (a newer memfs may add fields)."""
-        try:
-            raw = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not a version record (not JSON: {exc})") from None
-        if not isinstance(raw, dict):
-            raise ValueError("not a version record (not a JSON object)")
-        values: dict[str, Any] = {}
-        for f in _FIELDS:
-            if f.name not in raw or raw[f.name] is None:
-                if f.default is dataclasses.MISSING:
-                    raise ValueError(f"not a version record (no {f.name!r})")
-                continue
-            values[f.name] = _field_value(f.name, raw[f.name])
-        return cls(**values)
+        return parse_stored(data)[0]
+
+
+def parse_stored(data: bytes) -> tuple[VersionRecord, str | None]:
+    """A stored record and the content it holds inline (:data:`CONTENT_FIELD`, still encoded:
+    :func:`inline_content` decodes and checks it; None when the content is in a blob or there
+    is none). ValueError says which field is missing or of the wrong type."""
+    try:
+        raw = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a version record (not JSON: {exc})") from None
+    if not isinstance(raw, dict):
+        raise ValueError("not a version record (not a JSON object)")
+    values: dict[str, Any] = {}
+    for f in _FIELDS:
+        if f.name not in raw or raw[f.name] is None:
+            if f.default is dataclasses.MISSING:
+                raise ValueError(f"not a version record (no {f.name!r})")
+            continue
+        values[f.name] = _field_value(f.name, raw[f.name])
+    content = raw.get(CONTENT_FIELD)
+    if content is not None and not isinstance(content, str):
+        raise ValueError(f"not a version record ({CONTENT_FIELD!r} is not text)")
+    return VersionRecord(**values), content
+
+
+def stored_bytes(record: VersionRecord, content: str | None) -> bytes:
+    """How ``record`` is stored, with its content inline when ``content`` (base64 of the zlib
+    stream, :func:`inline_form`) is given."""
+    if content is None:
+        return record.to_bytes()
+    out = record.to_json_dict()
+    out[CONTENT_FIELD] = content
+    return json.dumps(out, separators=(",", ":")).encode("ascii")
+
+
+def inline_form(data: bytes, limit: int) -> str | None:
+    """``data`` as a record holds it (base64 of its zlib stream), or None when that stream is
+    over ``limit`` bytes (the content goes to a blob)."""
+    if limit <= 0:
+        return None
+    packed = zlib.compress(data, 6)
+    return base64.b64encode(packed).decode("ascii") if len(packed) <= limit else None
+
+
+def inline_content(content: str, sha: str) -> bytes | None:
+    """The bytes a record's inline ``content`` holds, checked against ``sha``; None when they
+    do not match or do not decode (a flipped character, a field cut short)."""
+    try:
+        data = zlib.decompress(base64.b64decode(content, validate=True))
+    except (binascii.Error, ValueError, zlib.error):
+        return None
+    return data if content_sha256(data) == sha else None
 
 
 def _iso(value: dt.datetime) -> str:
@@ -312,17 +370,21 @@ def put_blob(store: ConditionalFileStore, data: bytes) -> tuple[str, bool]:
 def put_version(
     store: ConditionalFileStore,
     options: HistoryOptions,
-    content: bytes,
-    record: Callable[[str], VersionRecord],
-) -> tuple[str, str]:
-    """Store ``content``'s blob, then ``record(sha)`` create-only, then (when the blob was
-    already stored) make sure it still is; the hash and the record's key. The one place a
-    version is written: blob before record, and a reused blob checked after its record."""
-    sha, reused = put_blob(store, content)
-    key = put_record(store, record(sha), options)
+    record: VersionRecord,
+    content: bytes | None,
+    inline: str | None = None,
+) -> str:
+    """Store the version ``record`` of ``content`` (None: a delete, no content); its key. The
+    one place a version is written: inline in its record when ``inline`` (its
+    :func:`inline_form`) is given, else its blob before its record, and a reused blob checked
+    after its record."""
+    if content is None or inline is not None:
+        return put_record(store, record, options, inline)
+    _, reused = put_blob(store, content)
+    key = put_record(store, record, options)
     if reused:
-        keep_blob(store, sha, encode_blob(content))
-    return sha, key
+        keep_blob(store, content_sha256(content), encode_blob(content))
+    return key
 
 
 def keep_blob(store: ConditionalFileStore, sha: str, data: bytes) -> None:
@@ -335,14 +397,24 @@ def keep_blob(store: ConditionalFileStore, sha: str, data: bytes) -> None:
             store.write(blob_key(sha), data, create=True)
 
 
-def put_record(store: ConditionalFileStore, record: VersionRecord, options: HistoryOptions) -> str:
-    """Store ``record`` create-only (a fresh id if its key is taken); the key it was stored at."""
-    for attempt in range(4):
+RECORD_ATTEMPTS = 4
+"""Ids a record tries when its key is taken (48 random bits: a taken key is a test's fixed id)."""
+
+
+def put_record(
+    store: ConditionalFileStore,
+    record: VersionRecord,
+    options: HistoryOptions,
+    inline: str | None = None,
+) -> str:
+    """Store ``record`` (with its content ``inline``, when given) create-only, a fresh id if
+    its key is taken; the key it was stored at."""
+    for attempt in range(RECORD_ATTEMPTS):
         try:
-            store.write(record.key, record.to_bytes(), create=True)
+            store.write(record.key, stored_bytes(record, inline), create=True)
             return record.key
         except PathConflictError:
-            if attempt == 3:
+            if attempt == RECORD_ATTEMPTS - 1:
                 raise
             record = record.replace(id=options.new_id())
     raise AssertionError("unreachable")
@@ -387,8 +459,15 @@ def record_keys(store: ConditionalFileStore, path: str | None = None) -> list[st
 
 def read_record(store: ConditionalFileStore, key: str) -> VersionRecord | None:
     """The record at ``key``, or None when it is gone or is not a record memfs wrote."""
+    got = read_stored(store, key)
+    return None if got is None else got[0]
+
+
+def read_stored(store: ConditionalFileStore, key: str) -> tuple[VersionRecord, str | None] | None:
+    """:func:`parse_stored` of the record at ``key``, or None when it is gone or is not a
+    record memfs wrote."""
     try:
-        return VersionRecord.from_bytes(store.read(key))
+        return parse_stored(store.read(key))
     except (FileNotFoundError, ValueError):
         return None
 

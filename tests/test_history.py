@@ -50,6 +50,10 @@ from tests.killed_writer import kill_after_steps
 
 T0 = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
 
+BLOBS = {"inline_limit": 0}
+"""History options that keep every version's content in a blob, as a memory too large to sit
+in its record is kept: the tests of blobs (stored once, gc, its races) use them."""
+
 
 def memory(name: str, body: str) -> bytes:
     head = f"---\nname: {name}\nmetadata:\n  type: user\n  recorded: {TODAY}\n---\n"
@@ -108,6 +112,7 @@ def test_each_change_is_a_version_with_operation_time_actor_size_and_hash(fs: Me
 
 
 def test_a_blob_is_stored_once_per_hash(fs: MemFS) -> None:
+    fs = mount(fs.store, **BLOBS)
     same = memory("a", "Same body.")
     fs.pipe_file("memory/a.md", same)
     fs.pipe_file("memory/b.md", same)
@@ -252,13 +257,17 @@ def test_the_chat_turn_read_path_makes_the_same_store_calls_with_history() -> No
     assert with_history["read"] == 2
 
 
-def test_a_recorded_edit_costs_two_writes_more() -> None:
+@pytest.mark.parametrize(("options", "writes"), [({}, 2), (BLOBS, 3)], ids=["inline", "blob"])
+def test_a_recorded_edit_costs_one_write_more_or_two_with_a_blob(
+    options: dict[str, Any], writes: int
+) -> None:
     store = CountingFileStore(InMemoryFileStore())
-    fs = MemFS(store, clock=lambda: TODAY)
+    fs = MemFS(store, clock=lambda: TODAY, history=HistoryOptions(**options))
     fs.pipe_file("memory/role.md", memory("role", "Process engineer."))
     with store.measure() as calls:
         fs.update("memory/role.md", lambda b: (b or b"").replace(b"Process", b"Quality"))
-    assert calls.counts == {"read": 1, "write": 3}  # read, then blob, record, file
+    # read, then the record (its content inline) and the file; a blob before the record
+    assert calls.counts == {"read": 1, "write": writes}
 
 
 # -- a crash between the version and the file ------------------------------------------------------
@@ -361,9 +370,11 @@ def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
     # every completed write recorded its version (plus the first file's and any killed between
     # its record and its file): the writers got to write, and were killed at every stage
     assert completed > 40 and len(keys) > completed
-    for key in keys:  # every record is whole JSON naming a stored blob (blob before record)
-        record = VersionRecord.from_bytes(fs.store.read(key))
-        if record.sha256 is not None:
+    for key in keys:  # every record is whole JSON whose content is stored, in it or in a blob
+        record, inline = versions.parse_stored(fs.store.read(key))
+        if record.sha256 is not None and inline is not None:
+            assert versions.inline_content(inline, record.sha256) is not None
+        elif record.sha256 is not None:  # a blob, stored before its record
             blob = fs.store.read(blob_key(record.sha256))
             assert decode_blob(blob, record.sha256) is not None
     for path in ("memory/log.md", "MEMORY.md"):
@@ -503,6 +514,12 @@ def test_redact_removes_content_hash_and_size_and_keeps_actor_time_operation() -
     assert not fs.store.exists(blob_key(content_sha256(leaked)))
     raw_records = b"".join(fs.store.read(k) for k in record_keys(fs.store))
     assert content_sha256(leaked).encode() not in raw_records  # the next version's parent too
+    # the content the record held went with it; the next version keeps its own
+    held = [versions.parse_stored(fs.store.read(k)) for k in record_keys(fs.store)]
+    assert [inline is None for _, inline in held] == [True, False]
+    assert [versions.inline_content(i, r.sha256) for r, i in held if i and r.sha256] == [
+        memory("creds", "Ask ops for staging access.")
+    ]
     with pytest.raises(VersionError, match="redacted"):
         h.show("memory/creds.md", target.id)
     assert fs.raw.cat_file("memory/creds.md").endswith(b"Ask ops for staging access.\n")
@@ -575,7 +592,7 @@ def test_a_version_not_applied_stays_after_the_version_it_branched_from(tmp_path
 
 def test_retention_by_count_and_age_keeps_the_newest() -> None:
     clock = Ticks()
-    fs = mount(InMemoryFileStore(), now=clock)
+    fs = mount(InMemoryFileStore(), now=clock, **BLOBS)
     for i in range(6):
         fs.pipe_file("memory/a.md", memory("a", f"v{i}"))
     h = History(fs)
@@ -603,7 +620,7 @@ def test_gc_never_takes_the_blob_of_a_change_in_flight() -> None:
     # A writer stores its blob, then (a moment later) its record. A gc in between sees an
     # unreferenced blob; it waits, whatever the clock says, until a later gc finds it so too.
     clock = Ticks()
-    fs = mount(InMemoryFileStore(), now=clock)
+    fs = mount(InMemoryFileStore(), now=clock, **BLOBS)
     fs.pipe_file("memory/a.md", memory("a", "v0"))
     sha, reused = versions.put_blob(fs.store, memory("a", "v1"))  # the writer, before its record
     assert not reused
@@ -620,7 +637,7 @@ def test_gc_never_takes_the_blob_of_a_change_in_flight() -> None:
 def _pending_old_blob() -> tuple[MemFS, History]:
     """A workspace whose blob of ``old`` nothing refers to, waited on past the grace."""
     clock = Ticks()
-    fs = mount(InMemoryFileStore(), now=clock)
+    fs = mount(InMemoryFileStore(), now=clock, **BLOBS)
     fs.pipe_file("memory/a.md", memory("a", "old"))
     fs.pipe_file("memory/a.md", memory("a", "new"))
     h = History(fs)
@@ -661,16 +678,35 @@ def test_a_blob_reused_while_gc_deletes_it_is_written_back_by_the_writer(monkeyp
     real_put_record = versions.put_record
     ran: list[GcReport] = []
 
-    def put_record(store: Any, record: VersionRecord, options: HistoryOptions) -> str:
+    def put_record(
+        store: Any, record: VersionRecord, options: HistoryOptions, inline: str | None = None
+    ) -> str:
         if not ran:
             ran.append(h.gc(Retention(keep=1)))
-        return real_put_record(store, record, options)
+        return real_put_record(store, record, options, inline)
 
     monkeypatch.setattr(versions, "put_record", put_record)
     fs.pipe_file("memory/a.md", memory("a", "old"))
     monkeypatch.undo()
     assert ran[0].blobs_deleted == 1  # gc took it: no record referred to it yet
     _restorable(fs, memory("a", "old"))
+
+
+def test_a_pruned_record_frees_its_inline_content_with_no_gc() -> None:
+    clock = Ticks()
+    fs = mount(InMemoryFileStore(), now=clock)
+    for i in range(6):
+        fs.pipe_file("memory/a.md", memory("a", f"v{i}"))
+    assert fs.store.ls(BLOBS_DIR) == []  # every version is its record alone
+    h = History(fs)
+    report = h.gc(Retention(keep=2))
+    assert (report.records_deleted, report.blobs_deleted, report.blobs_pending) == (4, 0, 0)
+    assert not fs.store.exists(GC_PENDING)
+    assert len(record_keys(fs.store)) == 2
+    assert [h.show("memory/a.md", v.id) for v in h.log("memory/a.md").versions] == [
+        memory("a", "v4"),
+        memory("a", "v5"),
+    ]
 
 
 def test_retention_on_write_prunes_that_file() -> None:

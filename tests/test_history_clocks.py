@@ -188,7 +188,7 @@ def test_two_gc_pods_with_skewed_clocks_never_take_a_blob_in_flight(
     shared: Any, skew: dt.timedelta
 ) -> None:
     a_clock, b_clock = Ticks(T0), Ticks(T0 + skew)
-    writer = pod(shared, Ticks(T0), "writer")
+    writer = pod(shared, Ticks(T0), "writer", inline_limit=0)  # versions in blobs
     writer.pipe_file("memory/a.md", memory("a", "v0"))
     sha = _in_flight(shared, memory("a", "v1"))
     gc_a, gc_b = History(pod(shared, a_clock, "gc a")), History(pod(shared, b_clock, "gc b"))

@@ -20,7 +20,6 @@ import pytest
 from memfs import InMemoryFileStore, LocalFileStore, MemFS
 from memfs.errors import message
 from memfs.history import History
-from memfs.paths import RESERVED_DIR
 from memfs.stores.host import TEMP_PREFIX, lock_name, path_lock
 from memfs.versions import BLOBS_DIR, GC_GRACE, GC_PENDING, HISTORY_DIR, Retention
 
@@ -44,8 +43,10 @@ def tmpfs(where: Path, size: str = "1m") -> Iterator[Path]:
 
 
 def leftovers(root: Path) -> list[str]:
+    """Temp and lock files anywhere in the workspace (a change writes its record and its file
+    at once, so a kill can leave one beside a memory file too)."""
     out = []
-    for d, _, files in os.walk(root / RESERVED_DIR):
+    for d, _, files in os.walk(root):
         out += [os.path.join(d, f) for f in files if f.startswith(TEMP_PREFIX)]
     return out
 
@@ -131,7 +132,9 @@ def test_gc_frees_what_retention_released_when_the_list_cannot_be_stored() -> No
 def _options(clock: Callable[[], Any]) -> Any:
     from memfs.versions import HistoryOptions
 
-    return HistoryOptions(now=clock)
+    # versions in blobs, as large memories are: retention frees an inline version's content
+    # at once, so only blobs can fill a disk that gc then frees
+    return HistoryOptions(now=clock, inline_limit=0)
 
 
 # -- leftovers of killed writers -------------------------------------------------------------------

@@ -23,14 +23,21 @@ from tests.test_history import DiesBeforeFileWrite, Killed, Ticks, _plus, memory
 from tests.test_s3 import S3Server, mount, prefix, s3_server  # noqa: F401
 
 
-def test_versions_on_s3_are_create_only_puts_and_hidden(s3_server: S3Server, prefix: str) -> None:
-    fs = mount(s3_server.endpoint, prefix)
+@pytest.mark.parametrize(("limit", "blobs"), [(None, 0), (0, 2)], ids=["inline", "blobs"])
+def test_versions_on_s3_are_create_only_puts_and_hidden(
+    s3_server: S3Server, prefix: str, limit: int | None, blobs: int
+) -> None:
+    from memfs.versions import HistoryOptions
+
+    options = HistoryOptions() if limit is None else HistoryOptions(inline_limit=limit)
+    fs = mount(s3_server.endpoint, prefix, history=options)
     before = s3_server.requests.copy()
     fs.pipe_file("memory/role.md", memory("role", "Process engineer."), mode="create")
     sent = s3_server.requests - before
-    assert sent["PUT If-None-Match"] == 3 and sent["PUT"] == 0  # blob, record, file
+    # (the blob,) the record, the file: each create-only
+    assert sent["PUT If-None-Match"] == 2 + (blobs > 0) and sent["PUT"] == 0
     fs.pipe_file("memory/role.md", memory("role", "Quality engineer."))
-    assert len(record_keys(fs.store)) == 2 and len(fs.store.ls(BLOBS_DIR)) == 2
+    assert len(record_keys(fs.store)) == 2 and len(fs.store.ls(BLOBS_DIR)) == blobs
     assert fs.find("") == ["memory/role.md"] and fs.ls("", detail=False) == ["memory"]
     h = History(fs)
     first = h.log("memory/role.md").versions[0].id

@@ -12,21 +12,26 @@ from memfs.errors import VersionError
 from memfs.history import History
 from memfs.versions import (
     BLOB_MAGIC,
+    BLOBS_DIR,
     DEFAULT_RETENTION,
     HistoryOptions,
     VersionRecord,
     blob_key,
     decode_blob,
+    inline_content,
+    inline_form,
+    parse_stored,
     prune_slack,
     record_key,
     record_keys,
+    stored_bytes,
 )
 
 from tests.test_history import T0, Ticks, memory, mount
 
 
 def test_blobs_are_stored_compressed_and_read_back_verified(tmp_path: Path) -> None:
-    fs = mount(LocalFileStore(tmp_path / "ws"))
+    fs = mount(LocalFileStore(tmp_path / "ws"), inline_limit=0)
     data = memory("notes", "The build is green. " * 100)
     fs.pipe_file("memory/notes.md", data)
     stored = fs.store.read(blob_key(content_sha256(data)))
@@ -66,7 +71,7 @@ def test_a_store_an_earlier_memfs_wrote_reads_the_same(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("damage", ["flip", "cut", "raw-flip"])
 def test_a_damaged_blob_of_either_form_is_refused(damage: str) -> None:
-    fs = mount(InMemoryFileStore())
+    fs = mount(InMemoryFileStore(), inline_limit=0)
     one, two = memory("role", "one " * 50), memory("role", "two")
     fs.pipe_file("memory/role.md", one)
     fs.pipe_file("memory/role.md", two)
@@ -85,6 +90,42 @@ def test_a_damaged_blob_of_either_form_is_refused(damage: str) -> None:
     with pytest.raises(VersionError, match="damaged"):
         h.restore("memory/role.md", first)
     assert fs.raw.cat_file("memory/role.md") == two
+
+
+@pytest.mark.parametrize("kind", ["local", "memory"])
+def test_small_content_is_held_in_its_record_and_large_content_in_a_blob(
+    tmp_path: Path, kind: str
+) -> None:
+    from tests.conftest import make_store
+
+    fs = mount(make_store(kind, tmp_path), inline_limit=200)
+    small = memory("notes", "The build is green. " * 100)  # 2 KB, compresses far below 200
+    large = memory("big", "".join(f"{i:08x} " for i in range(2000)))
+    fs.pipe_file("memory/notes.md", small)
+    fs.pipe_file("memory/big.md", large)
+    assert fs.store.ls(BLOBS_DIR) == [blob_key(content_sha256(large))]
+    (key,) = record_keys(fs.store, "memory/notes.md")
+    record, inline = parse_stored(fs.store.read(key))
+    assert inline is not None and record.sha256 == content_sha256(small)
+    assert len(fs.store.read(key)) < len(small) // 4
+    h = History(fs)
+    for path, data in (("memory/notes.md", small), ("memory/big.md", large)):
+        assert h.show(path, h.log(path).versions[0].id) == data
+    # a version found by its key alone (not read by this History's log) reads the same
+    version = History(fs).log("memory/notes.md").versions[0]
+    assert History(fs).content(version) == small
+
+
+def test_a_record_whose_content_is_not_text_is_damaged() -> None:
+    record = VersionRecord(id="0123456789ab", path="memory/a.md", operation="created", time=T0)
+    stored = stored_bytes(record, "eJwDAAAAAAE=")
+    assert parse_stored(stored)[1] == "eJwDAAAAAAE="
+    broken = stored.replace(b'"eJwDAAAAAAE="', b"12")
+    with pytest.raises(ValueError, match="content_zlib"):
+        parse_stored(broken)
+    assert inline_content("not base64!", content_sha256(b"")) is None
+    assert inline_content("eJwDAAAAAAE=", content_sha256(b"")) == b""
+    assert inline_form(b"x", 0) is None
 
 
 def test_a_raw_blob_that_starts_like_a_compressed_one_still_reads() -> None:
@@ -137,4 +178,61 @@ def test_an_age_alone_prunes_on_every_change() -> None:
     fs.pipe_file("memory/a.md", memory("a", "v1"))
     clock.now += __import__("datetime").timedelta(days=2)
     fs.pipe_file("memory/a.md", memory("a", "v2"))
+    assert len(record_keys(fs.store)) == 1
+
+
+@pytest.mark.parametrize("kind", ["local", "memory"])
+def test_a_record_key_already_taken_gets_a_fresh_id(tmp_path: Path, kind: str) -> None:
+    from tests.conftest import make_store
+    from tests.test_history import ids
+
+    # one clock reading for every version and an id drawn twice: the second record's key is
+    # the first's, so it is stored under the next id (grouped or not)
+    fs = mount(
+        make_store(kind, tmp_path),
+        now=lambda: T0,
+        new_id=ids("aaaa00000000", "aaaa00000000", "bbbb00000000"),
+    )
+    fs.pipe_file("memory/a.md", memory("a", "one"))
+    fs.pipe_file("memory/a.md", memory("a", "two"))
+    assert [v.id for v in History(fs).log("memory/a.md").versions] == [
+        "aaaa00000000",
+        "bbbb00000000",
+    ]
+
+
+def test_a_version_whose_blob_is_gone_is_refused() -> None:
+    fs = mount(InMemoryFileStore(), inline_limit=0)
+    one = memory("a", "one")
+    fs.pipe_file("memory/a.md", one)
+    fs.pipe_file("memory/a.md", memory("a", "two"))
+    fs.store.delete(blob_key(content_sha256(one)))
+    h = History(fs)
+    with pytest.raises(VersionError, match="missing from the store"):
+        h.show("memory/a.md", h.log("memory/a.md").versions[0].id)
+
+
+def test_a_grouped_write_needs_two_file_paths(tmp_path: Path) -> None:
+    store = LocalFileStore(tmp_path / "ws")
+    with pytest.raises(IsADirectoryError):
+        store.write_after("", b"x", "memory/a.md", b"y")
+    with pytest.raises(IsADirectoryError):
+        store.write_after(".memfs/r.json", b"x", "", b"y")
+    assert store.ls("") == []
+    # the file already holds the bytes: a write of them is a no-op, and stores no record either
+    store.write("memory/a.md", b"y")
+    store.write_after(".memfs/r.json", b"x", "memory/a.md", b"y", expected_sha256="0" * 64)
+    assert not store.exists(".memfs/r.json") and store.read("memory/a.md") == b"y"
+
+
+@pytest.mark.parametrize("kind", ["local", "memory"])
+def test_a_record_key_taken_on_every_try_refuses_the_change(tmp_path: Path, kind: str) -> None:
+    from tests.conftest import make_store
+    from tests.test_history import ids
+
+    fs = mount(make_store(kind, tmp_path), now=lambda: T0, new_id=ids(*["aaaa00000000"] * 5))
+    fs.pipe_file("memory/a.md", memory("a", "one"))
+    with pytest.raises(OSError, match="nothing was changed"):
+        fs.pipe_file("memory/a.md", memory("a", "two"))
+    assert fs.raw.cat_file("memory/a.md") == memory("a", "one")
     assert len(record_keys(fs.store)) == 1

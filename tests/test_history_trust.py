@@ -6,6 +6,7 @@ Each runs on local disk, the in-memory store and the moto S3 server (the fixture
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import errno
 import json
@@ -62,8 +63,13 @@ class Clock(Ticks):
         self.now += by
 
 
-def mount(store: Any, clock: Clock | None = None, **kwargs: Any) -> MemFS:
+def mount(
+    store: Any, clock: Clock | None = None, *, limit: int | None = None, **kwargs: Any
+) -> MemFS:
+    """A workspace with history on (``limit``: :attr:`HistoryOptions.inline_limit`)."""
     options = HistoryOptions(now=clock or Clock())
+    if limit is not None:
+        options = dataclasses.replace(options, inline_limit=limit)
     return MemFS(store, clock=lambda: TODAY, history=options, actor="tester", **kwargs)
 
 
@@ -84,10 +90,13 @@ def _originals(store: Any) -> dict[str, bytes]:
 # -- copy before first change ------------------------------------------------------------------
 
 
-def test_what_the_agent_changes_or_deletes_can_be_restored_whatever_wrote_it(store: Any) -> None:
+@pytest.mark.parametrize("limit", [None, 0], ids=["inline", "blobs"])
+def test_what_the_agent_changes_or_deletes_can_be_restored_whatever_wrote_it(
+    store: Any, limit: int | None
+) -> None:
     originals = _originals(store)
     clock = Clock()
-    fs = mount(store, clock)
+    fs = mount(store, clock, limit=limit)
     agent = FileToolExecutor(fs)
     agent.execute("read_file", {"path": "memory/role.md"})
     agent.execute(
@@ -111,7 +120,8 @@ def test_what_the_agent_changes_or_deletes_can_be_restored_whatever_wrote_it(sto
         h.gc()
         clock.skip(GC_GRACE * 2)
     for path, data in originals.items():
-        assert store.exists(blob_key(content_sha256(data))), path
+        if limit == 0:  # kept in a blob: gc kept it
+            assert store.exists(blob_key(content_sha256(data))), path
         h.restore(path, h.log(path).versions[0].id)
         assert fs.raw.cat_file(path) == data, path
 
@@ -245,9 +255,9 @@ def _put(store: Any, tmp_path: Path, key: str, data: bytes) -> None:
         store.write(key, data)
 
 
-def _two_versions(store: Any) -> tuple[MemFS, str, str]:
+def _two_versions(store: Any, limit: int | None = None) -> tuple[MemFS, str, str]:
     """memory/role.md written twice: (fs, the first version's id, its record's key)."""
-    fs = mount(store)
+    fs = mount(store, limit=limit)
     fs.pipe_file("memory/role.md", memory("role", "one"))
     fs.pipe_file("memory/role.md", memory("role", "two"))
     first = History(fs).log("memory/role.md").versions[0]
@@ -259,6 +269,18 @@ def _damage_blob(store: Any, tmp_path: Path, how: str) -> None:
     data = store.read(key)
     data = data[:10] + bytes([data[10] ^ 1]) + data[11:] if how == "flip" else b""
     _put(store, tmp_path, key, data)
+
+
+def _damage_inline(store: Any, tmp_path: Path, how: str, key: str) -> None:
+    """Damage the content a record holds, the record still whole JSON."""
+    raw = json.loads(store.read(key))
+    text = raw[versions.CONTENT_FIELD]
+    if how == "inline-flip":
+        text = text[:10] + ("A" if text[10] != "A" else "B") + text[11:]
+    else:
+        text = text[: len(text) // 2]
+    raw[versions.CONTENT_FIELD] = text
+    _put(store, tmp_path, key, json.dumps(raw).encode())
 
 
 def _plant(store: Any, path: str, among: str, version_id: str, data: bytes) -> str:
@@ -278,12 +300,16 @@ def _plant(store: Any, path: str, among: str, version_id: str, data: bytes) -> s
     return key
 
 
-@pytest.mark.parametrize("how", ["flip", "empty"])
+@pytest.mark.parametrize("how", ["flip", "empty", "inline-flip", "inline-cut"])
 def test_a_damaged_blob_is_refused_by_show_diff_and_restore_and_the_file_is_untouched(
     store: Any, tmp_path: Path, how: str
 ) -> None:
-    fs, first, _ = _two_versions(store)
-    _damage_blob(store, tmp_path, how)
+    inline = how.startswith("inline")
+    fs, first, first_key = _two_versions(store, limit=None if inline else 0)
+    if inline:
+        _damage_inline(store, tmp_path, how, first_key)
+    else:
+        _damage_blob(store, tmp_path, how)
     h = History(fs)
     keys = versions.record_keys(store, "memory/role.md")
     for attempt in (
@@ -363,7 +389,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_the_cli_refuses_damage_in_one_line_and_its_log_lists_it(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     store = LocalFileStore(ws)
-    fs, first, first_key = _two_versions(store)
+    fs, first, first_key = _two_versions(store, limit=0)
     _damage_blob(store, tmp_path, "flip")
     second = History(fs).log("memory/role.md").versions[1].id
     for command in ("show", "restore"):

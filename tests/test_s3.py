@@ -267,8 +267,8 @@ def test_a_conditional_write_after_a_read_costs_one_put(fs: MemFS, s3_server: S3
     assert sent["PUT If-Match"] == 1 and sent["GET"] == 0 and sent["PUT"] == 0
     before = s3_server.requests.copy()
     fs.pipe_file("memory/new.md", b"x", mode="create")
-    # the file's, and its version's blob and record (create-only PUTs too, memfs.versions)
-    assert (s3_server.requests - before)["PUT If-None-Match"] == 3
+    # the file's, and its version's record, holding the content (create-only too, memfs.versions)
+    assert (s3_server.requests - before)["PUT If-None-Match"] == 2
 
 
 def test_what_moto_supports_of_conditional_writes(s3_server: S3Server) -> None:
@@ -623,12 +623,12 @@ def test_store_calls_per_turn_on_s3(s3_server: S3Server, prefix: str) -> None:
     requests = sum(sent.values())
     assert sent["PUT If-Match"] == 2 and sent["PUT"] == 0  # both edits were conditional
     # inject: 1 GET; read_file: 1 GET; each edit: 1 GET + 1 conditional PUT, no LIST or HEAD,
-    # and its version: the blob and the record, each a create-only PUT (memfs.versions); the
+    # and its version: the record, holding the content, a create-only PUT (memfs.versions); the
     # first change of each file in this process also lists its records and reads the newest
     # (1 LIST + 1 GET: is the content it replaces in a version? if not, it is copied first)
-    assert sent["PUT If-None-Match"] == 4
-    assert counting.counts == {"ls": 2, "read": 6, "write": 6}
-    assert requests <= 14, dict(sent)
+    assert sent["PUT If-None-Match"] == 2
+    assert counting.counts == {"ls": 2, "read": 6, "write": 4}
+    assert requests <= 12, dict(sent)
     assert setup.raw.cat_file("memory/user-role.md").endswith(b"infra team.\n")
     print(
         f"\n[s3 turn] context block + read_file + 2 edit_file: {store_calls} FileStore calls "

@@ -642,23 +642,21 @@ def test_store_calls_per_tool_call(counted):
     store, ex = counted
     assert calls(store, ex, "read_file", {"path": "memory/hub-purpose.md"})[0] == 1
     assert calls(store, ex, "read_file", {"path": "memory/none.md"})[0] == 1
-    # Every memory write is recorded first (memfs.versions): + the blob and the version record,
-    # + one listing of the file's records the first time this process changes it (the default
-    # retention counts them once, then prunes only past its slack).
-    assert calls(store, ex, "write_file", {"path": "memory/new.md", "content": NEW_FACT})[0] == 4
+    # Every memory write is recorded first (memfs.versions): + the version record, which holds
+    # the content, + one listing of the file's records the first time this process changes it
+    # (the default retention counts them once, then prunes only past its slack).
+    assert calls(store, ex, "write_file", {"path": "memory/new.md", "content": NEW_FACT})[0] == 3
     n, out = calls(store, ex, "write_file", {"path": "memory/m1.md", "content": NEW_FACT})
-    # the refused create: blob (already stored: the same content was just written), record,
-    # that blob checked again (a concurrent gc may be deleting it), the write the store
-    # refused, the record taken back; read
-    assert n == 6 and "has not read it" in out
+    # the refused create: record, the write the store refused, the record taken back; read
+    assert n == 4 and "has not read it" in out
     n, out = calls(store, ex, "write_file", {"path": "memory/hub-purpose.md", "content": NEW_FACT})
-    # read above: one conditional write, recorded (its blob, already stored, checked again),
-    # and one read of what it replaces, which dates it (the tool kept only the read's hash)
-    assert n == 5 and out.startswith("Overwrote")
+    # read above: one conditional write, recorded, and one read of what it replaces, which
+    # dates it (the tool kept only the read's hash)
+    assert n == 3 and out.startswith("Overwrote")
     n, out = calls(
         store, ex, "edit_file", {"path": "memory/m2.md", "old_string": "A.\n", "new_string": "B.\n"}
     )
-    assert n == 4 and out.startswith("Edited")
+    assert n == 3 and out.startswith("Edited")
     n, out = calls(store, ex, "list_files", {"path": "memory"})
     assert n <= 2 and len(out.splitlines()) == 22
     assert calls(store, ex, "list_files", {})[0] <= 2

@@ -9,7 +9,8 @@ rename or an unlink.
 * :func:`path_lock` — an exclusive ``flock`` per target, across threads and processes, so a
   conditional write's compare and replace are one step for every process sharing the directory.
 * :func:`replace_file` — temp file beside the target, fsync, rename over it, fsync the
-  directory; readers never need the lock.
+  directory; readers never need the lock. Its two halves, :func:`write_temp` and
+  :func:`install_temp`, let a store overlap the fsyncs of two writes that must land in order.
 * :func:`open_regular` — open a file for reading only if it is a regular file with one link.
 
 Temp and lock files live under :data:`~memfs.paths.RESERVED_PREFIX`, a name no workspace path
@@ -311,6 +312,13 @@ def replace_file(dir_fd: int, name: str, data: bytes, mode: int) -> None:
     through a link, with exactly ``mode`` whatever the umask. The data and the directory are
     fsynced, so the write survives power loss, not only a crash.
     """
+    install_temp(dir_fd, write_temp(dir_fd, name, data, mode), name)
+
+
+def write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> str:
+    """The first half of :func:`replace_file`: ``data`` in a fresh temp file beside ``name``,
+    fsynced; the temp file's name (:func:`install_temp` puts it in place). Call with
+    :func:`path_lock` held for ``name``; on a failure no temp file stays."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
     for attempt in range(3):
         tmp = temp_name(name)
@@ -329,10 +337,25 @@ def replace_file(dir_fd: int, name: str, data: bytes, mode: int) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:  # a full disk, say: the target keeps its old bytes, no temp stays
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=dir_fd)
+        discard_temp(dir_fd, tmp)
+        raise
+    return tmp
+
+
+def install_temp(dir_fd: int, tmp: str, name: str) -> None:
+    """The second half of :func:`replace_file`: rename ``tmp`` over ``name``, then fsync the
+    directory, so the new entry survives a power cut."""
+    try:
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        discard_temp(dir_fd, tmp)
         raise
     with contextlib.suppress(OSError):
         os.fsync(dir_fd)
+
+
+def discard_temp(dir_fd: int, tmp: str) -> None:
+    """Remove a temp file that will not be put in place."""
+    with contextlib.suppress(OSError):
+        os.unlink(tmp, dir_fd=dir_fd)

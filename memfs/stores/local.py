@@ -17,6 +17,7 @@ import contextlib
 import errno
 import os
 import stat
+import threading
 from collections.abc import Hashable, Iterator
 
 from memfs import errors
@@ -32,6 +33,8 @@ from memfs.paths import (
 from memfs.stores.host import (
     DIR_FLAGS,
     TEMP_PREFIX,
+    discard_temp,
+    install_temp,
     listable,
     lstat_at,
     path_lock,
@@ -42,6 +45,7 @@ from memfs.stores.host import (
     replace_file,
     sweep_abandoned,
     version_of,
+    write_temp,
 )
 
 DEFAULT_FILE_MODE = 0o600
@@ -64,6 +68,8 @@ class LocalFileStore:
     versioned_reads = True
     moves = True
     versioned_listing = True
+    grouped_writes = True
+    """Has :meth:`write_after`: two writes that must land in order, their fsyncs overlapped."""
 
     def __init__(
         self,
@@ -121,6 +127,11 @@ class LocalFileStore:
                     made = True
                 except FileExistsError:
                     pass  # made concurrently; open what is there now
+                else:
+                    # the new entry survives a power cut only once its parent is synced, and
+                    # a file written into it is only as durable as the directory holding it
+                    with contextlib.suppress(OSError):
+                        os.fsync(fd)
                 continue
             except OSError as e:
                 if e.errno not in (errno.ENOTDIR, errno.ELOOP, errno.EMLINK):
@@ -159,11 +170,12 @@ class LocalFileStore:
             raise
         return fd
 
-    def _at(self, rel: str, action: str, *, create: bool = False) -> _At:
+    def _at(self, rel: str, action: str, *, create: bool = False, also: str = "") -> _At:
         """``with self._at(rel, action) as at``: ``at`` is ``(descriptor of the parent
         directory, name)`` of ``rel``, or None if the parent is missing; host errors inside
-        are raised again naming ``rel``."""
-        return _At(self, rel, action, create)
+        are raised again naming ``rel`` (unless they name ``also``, a second path the same
+        operation writes)."""
+        return _At(self, rel, action, create, also)
 
     @contextlib.contextmanager
     def _dir(self, rel: str, action: str) -> Iterator[int]:
@@ -232,6 +244,65 @@ class LocalFileStore:
                     ):
                         return
                 replace_file(fd, name, data, self.file_mode)
+
+    def write_after(
+        self,
+        first: str,
+        first_data: bytes,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
+        """Store ``first_data`` at ``first`` create-only, then write ``data`` to ``path`` as
+        :meth:`write` does, durable in that order, with their fsyncs overlapped.
+
+        Both temp files are written and fsynced at once (``path``'s on a helper thread); then
+        ``first`` is renamed into place and its directory synced, and only then ``path``. So
+        after a crash or a power cut ``path`` never holds ``data`` unless ``first`` is stored
+        (a version before its file), and one change waits for three syncs instead of four.
+        Both paths' locks are held throughout and both preconditions are decided before
+        anything is written: a refused write (``first`` taken: PathConflictError naming it;
+        ``path`` changed) stores nothing, and so does a write of the bytes ``path`` holds."""
+        rel_first = normalize(first, reserved=True)
+        rel = normalize(path, reserved=True)
+        if not rel or not rel_first:
+            raise errors.is_a_directory(rel_first if rel else rel)
+        expected = None if expected_sha256 is None else check_sha256(expected_sha256)
+        data, first_data = bytes(data), bytes(first_data)
+        with (
+            self._at(rel_first, "write", create=True, also=rel) as at_first,
+            self._at(rel, "write", create=True, also=rel_first) as at,
+        ):
+            assert at_first is not None and at is not None
+            (ffd, fname), (fd, name) = at_first, at
+            with contextlib.ExitStack() as locks:
+                # the record's lock first, named as the record's: a store that cannot take it
+                # (a read-only remount) fails as a version that could not be stored
+                with _naming(rel_first, "write"):
+                    locks.enter_context(path_lock(ffd, fname))
+                locks.enter_context(path_lock(fd, name))
+                st = lstat_at(fd, name)
+                if st is not None:
+                    refuse_unless_regular(st, rel)
+                if expected is not None or create:
+                    current = read_regular(fd, name, rel) if st is not None else None
+                    if check_precondition(
+                        rel, current, data, expected_sha256=expected, create=create
+                    ):
+                        return
+                with _naming(rel_first, "write"):
+                    fst = lstat_at(ffd, fname)
+                    if fst is not None:
+                        refuse_unless_regular(fst, rel_first)
+                    taken = None if fst is None else read_regular(ffd, fname, rel_first)
+                    check_precondition(
+                        rel_first, taken, first_data, expected_sha256=None, create=True
+                    )
+                _write_in_order(
+                    (ffd, fname, rel_first, first_data), (fd, name, rel, data), self.file_mode
+                )
 
     def write_from_path(self, path: str, local_path: str) -> None:
         with open(local_path, "rb") as f:
@@ -335,6 +406,8 @@ class LocalFileStore:
                     os.unlink(name, dir_fd=fd)  # unlink never follows a link
                 except FileNotFoundError:
                     raise errors.not_found(rel) from None
+                with contextlib.suppress(OSError):
+                    os.fsync(fd)  # else a power cut can bring the deleted file back
 
     def sweep_leftovers(self, path: str) -> int:
         """Remove what killed writers left under the directory ``path`` (temp files of writes
@@ -489,10 +562,13 @@ class LocalFileStore:
 class _At:
     """The parent directory of a workspace path, open for one operation (see ``_at``)."""
 
-    __slots__ = ("action", "create", "fd", "rel", "store")
+    __slots__ = ("action", "also", "create", "fd", "rel", "store")
 
-    def __init__(self, store: LocalFileStore, rel: str, action: str, create: bool) -> None:
+    def __init__(
+        self, store: LocalFileStore, rel: str, action: str, create: bool, also: str = ""
+    ) -> None:
         self.store, self.rel, self.action, self.create = store, rel, action, create
+        self.also = also
         self.fd: int | None = None
 
     def __enter__(self) -> tuple[int, str] | None:
@@ -507,7 +583,7 @@ class _At:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
-        if isinstance(err, OSError):
+        if isinstance(err, OSError) and not (self.also and _is_workspace_named(err, self.also)):
             named = _named(err, self.rel, self.action)
             if named is not err:
                 raise named from None
@@ -516,6 +592,52 @@ class _At:
 def _named(err: OSError, rel: str, action: str) -> OSError:
     """``err``, or the same failure naming the workspace path ``rel`` if it named a host path."""
     return err if _is_workspace_named(err, rel) else errors.host_error(err, rel, action)
+
+
+_Write = tuple[int, str, str, bytes]
+"""One write of :func:`_write_in_order`: directory descriptor, name, workspace path, bytes."""
+
+
+def _write_in_order(first: _Write, then: _Write, mode: int) -> None:
+    """Write ``first`` and then ``then`` (each with its path's lock held), durable in that
+    order: both temp files written and fsynced at once, ``then``'s on a helper thread (an
+    fsync releases the GIL, so the two wait on the disk together); ``first`` put in place and
+    its directory synced before ``then`` is renamed. A failure of either temp file changes
+    nothing (the other is removed); host errors name the path they were met on."""
+    ffd, fname, frel, fdata = first
+    fd, name, rel, data = then
+    out: list[str] = []
+    failed: list[BaseException] = []
+
+    def write_then() -> None:
+        try:
+            with _naming(rel, "write"):
+                out.append(write_temp(fd, name, data, mode))
+        except BaseException as e:  # raised below, on the caller's thread
+            failed.append(e)
+
+    helper = threading.Thread(target=write_then, name="memfs-fsync", daemon=True)
+    helper.start()
+    try:
+        with _naming(frel, "write"):
+            tmp_first = write_temp(ffd, fname, fdata, mode)
+    except BaseException:
+        helper.join()
+        for tmp in out:
+            discard_temp(fd, tmp)
+        raise
+    helper.join()
+    if failed:
+        discard_temp(ffd, tmp_first)
+        raise failed[0]
+    try:
+        with _naming(frel, "write"):
+            install_temp(ffd, tmp_first, fname)
+    except BaseException:
+        discard_temp(fd, out[0])
+        raise
+    with _naming(rel, "write"):
+        install_temp(fd, out[0], name)
 
 
 def _make_root(host: str, mode: int) -> None:
