@@ -4,12 +4,14 @@ records it will not use: stored among another file's records, or under another i
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from memfs import InMemoryFileStore, MemFS
 from memfs.conflicts import content_sha256
 from memfs.history import DamagedRecord, History, VersionError, _older, parse_age
-from memfs.versions import HistoryOptions, VersionRecord, blob_key, record_key
+from memfs.versions import HistoryOptions, Retention, VersionRecord, blob_key, record_key
 
 from tests.conftest import TODAY
 
@@ -113,3 +115,89 @@ def test_records_stored_under_another_files_records_or_another_id_are_damaged() 
     ]
     assert [v.id for v in h.log("memory/b.md").versions] == [b_record.id]
     assert isinstance(VersionRecord.from_bytes(fs.store.read(renamed)), VersionRecord)
+
+
+# -- another process working on the same history ---------------------------------------------------
+
+
+class Racing(InMemoryFileStore):
+    """A store in which another process acts at a chosen moment: ``before_read`` /
+    ``before_write`` / ``before_delete`` run once for the key they name, then are dropped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.before_read: dict[str, Callable[[], None]] = {}
+        self.before_write: dict[str, Callable[[], None]] = {}
+        self.before_delete: dict[str, Callable[[], None]] = {}
+
+    def read(self, path: str) -> bytes:
+        if (act := self.before_read.pop(path, None)) is not None:
+            act()
+        return super().read(path)
+
+    def write(self, path: str, data: bytes, **conditions: Any) -> None:
+        if (act := self.before_write.pop(path, None)) is not None:
+            act()
+        super().write(path, data, **conditions)
+
+    def delete(self, path: str, *, expected_sha256: str | None = None) -> None:
+        if (act := self.before_delete.pop(path, None)) is not None:
+            act()
+        super().delete(path, expected_sha256=expected_sha256)
+
+
+def racing() -> tuple[MemFS, Racing]:
+    store = Racing()
+    ticks = iter(T0 + dt.timedelta(seconds=n) for n in range(1, 1000))
+    options = HistoryOptions(now=lambda: next(ticks))
+    return MemFS(store, clock=lambda: TODAY, history=options, actor="tester"), store
+
+
+def test_a_record_removed_between_the_listing_and_its_read_is_left_out() -> None:
+    fs, store = racing()
+    fs.pipe_file("memory/a.md", memory("a", "First."))
+    fs.pipe_file("memory/a.md", memory("a", "Second."))
+    h = History(fs)
+    first, second = h.log("memory/a.md").versions
+    store.before_read[first.key] = lambda: InMemoryFileStore.delete(store, first.key)
+    log = h.log("memory/a.md")
+    assert [v.id for v in log.versions] == [second.id]
+    assert log.damaged == []
+
+
+def test_a_record_changed_while_it_is_redacted_is_left_as_the_other_writer_made_it() -> None:
+    fs, store = racing()
+    fs.pipe_file("memory/a.md", memory("a", "First."))
+    fs.pipe_file("memory/a.md", memory("a", "Second."))
+    h = History(fs)
+    first = h.log("memory/a.md").versions[0]
+    theirs = first.record.replace(actor="someone else").to_bytes()
+    store.before_write[first.key] = lambda: InMemoryFileStore.write(store, first.key, theirs)
+    with pytest.raises(VersionError) as caught:
+        h.redact("memory/a.md", first.id)
+    assert str(caught.value) == (
+        f"the record at {first.key} changed meanwhile; run the command again."
+    )
+    assert store.read(first.key) == theirs
+
+
+def test_gc_counts_only_what_it_deleted_itself_beside_another_gc() -> None:
+    fs, store = racing()
+    fs.pipe_file("README.md", b"Not a memory: no versions.\n")
+    for body in ("One.", "Two.", "Three."):
+        fs.pipe_file("memory/a.md", memory("a", body))
+    h = History(fs)
+    oldest = h.log("memory/a.md").versions[0]
+    # another gc deletes the oldest record just before this one does
+    store.before_delete[oldest.key] = lambda: InMemoryFileStore.delete(store, oldest.key)
+    report = h.gc(Retention(keep=2))
+    assert (report.records_deleted, report.baselines_recorded) == (0, 0)
+    assert len(h.log("memory/a.md").versions) == 2
+    assert h.log("README.md").versions == []
+    # the blob only that record named is now unreferenced; once due, another gc takes it first
+    blob = blob_key(content_sha256(memory("a", "One.")))
+    assert store.exists(blob)
+    store.before_read[blob] = lambda: InMemoryFileStore.delete(store, blob)
+    report = h.gc(Retention(keep=2), grace=dt.timedelta(0))
+    assert (report.blobs_deleted, report.blobs_kept, report.blobs_pending) == (0, 0, 0)
+    assert not store.exists(blob)
