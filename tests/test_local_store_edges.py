@@ -19,7 +19,7 @@ from memfs import LocalFileStore
 
 
 def before(
-    monkeypatch: pytest.MonkeyPatch, call: str, name: str, act: Callable[[], None], nth: int = 1
+    monkeypatch: pytest.MonkeyPatch, call: str, name: str, act: Callable[[], object], nth: int = 1
 ) -> list[int]:
     """Run ``act`` (the other process's step) just before the ``nth`` ``os.<call>`` whose
     first argument is ``name``; the count of such calls so far is returned, to check."""
