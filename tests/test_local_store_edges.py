@@ -227,3 +227,21 @@ def test_an_entry_gone_while_a_directory_is_checked_for_removal_is_named_as_an_e
         store.rmdir("notes")
     assert caught.value.errno == errno.ENOTEMPTY
     assert "'notes/pipe' (an entry)" in str(caught.value)
+
+
+def test_running_out_of_descriptors_while_walking_to_a_directory_or_listing_is_raised(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = LocalFileStore(root)
+    store.write("notes/sub/a.txt", b"a")
+    for call, name in ((store.listdir, "notes/sub"), (store.ls, "")):
+        exhausted = contextlib.ExitStack()
+        before(
+            monkeypatch, "open", "sub", lambda e=exhausted: e.enter_context(no_descriptor_left())
+        )
+        with exhausted, pytest.raises(OSError) as caught:
+            call(name)
+        assert caught.value.errno == errno.EMFILE
+        assert str(root) not in str(caught.value)
+        monkeypatch.undo()
+    assert store.ls("") == ["notes/sub/a.txt"]
