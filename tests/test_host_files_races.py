@@ -54,7 +54,7 @@ def test_a_file_that_grows_between_its_fstat_and_its_read_is_read_to_its_end(
     store = LocalFileStore(root)
     store.write("a.txt", b"first")
     real_read = os.read
-    grown = []
+    grown: list[bool] = []
 
     def read(fd: int, n: int) -> bytes:
         if not grown:
