@@ -236,9 +236,11 @@ def test_running_out_of_descriptors_while_walking_to_a_directory_or_listing_is_r
     store.write("notes/sub/a.txt", b"a")
     for call, name in ((store.listdir, "notes/sub"), (store.ls, "")):
         exhausted = contextlib.ExitStack()
-        before(
-            monkeypatch, "open", "sub", lambda e=exhausted: e.enter_context(no_descriptor_left())
-        )
+
+        def exhaust(stack: contextlib.ExitStack = exhausted) -> None:
+            stack.enter_context(no_descriptor_left())
+
+        before(monkeypatch, "open", "sub", exhaust)
         with exhausted, pytest.raises(OSError) as caught:
             call(name)
         assert caught.value.errno == errno.EMFILE
