@@ -1,5 +1,6 @@
 """The write stamp (memfs.frontmatter_block) refuses a change whose date key carries an anchor
-another key aliases: setting it would drop the anchor and leave the alias dangling."""
+another key aliases: setting it would drop the anchor and leave the alias dangling. And the
+plain-mapping reader takes a long key that no YAML type can start as text."""
 
 from __future__ import annotations
 
@@ -25,3 +26,10 @@ def test_a_date_key_whose_value_another_key_aliases_is_refused(layout: Layout) -
 def test_the_same_file_without_the_alias_is_stamped() -> None:
     plain = ANCHORED.replace(b" &d", b"").replace(b"other: *d\n", b"")
     assert stamp_recorded(plain, TODAY) == plain.replace(b"2026-01-01", b"2026-12-01")
+
+
+def test_a_long_plain_key_starting_with_an_untyped_letter_is_text() -> None:
+    from memfs.frontmatter_block import parse_simple_mapping
+
+    key = "h" * 200  # past the memoised length, and no YAML type starts with 'h'
+    assert parse_simple_mapping(f"{key}: v\n") == {key: "v"}
