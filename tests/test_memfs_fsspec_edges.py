@@ -54,6 +54,39 @@ def test_a_directory_of_a_store_without_directory_entries_is_described_as_one() 
         fs.rm("notes", recursive=True)
 
 
+class DirectoriesReadAsMissing(InMemoryFileStore):
+    """A store that says a directory it is asked to read is missing (an object store with no
+    directory entries may)."""
+
+    def read(self, path: str) -> bytes:
+        if self.is_dir(path):
+            raise FileNotFoundError(2, "No such file", path)
+        return super().read(path)
+
+
+def test_a_directory_of_a_store_that_reads_it_as_missing_is_described_as_one() -> None:
+    store = DirectoriesReadAsMissing()
+    store.write("notes/a.txt", b"a")
+    fs = MemFS(store, clock=lambda: TODAY)
+    assert fs.info("notes") == {"name": "notes", "size": 0, "type": "directory"}
+    with pytest.raises(FileNotFoundError):
+        fs.info("nothing")
+
+
+def test_move_refuses_the_root_and_does_nothing_onto_itself(fs: MemFS) -> None:
+    with pytest.raises(UnsafePathError, match="the workspace root cannot be moved"):
+        fs.move("", "elsewhere")
+    fs.move("notes/a.txt", "notes/a.txt")
+    assert fs.cat_file("notes/a.txt") == b"hello\n"
+
+
+def test_move_of_a_tree_makes_its_nested_directories(fs: MemFS) -> None:
+    fs.pipe_file("notes/deep/er/b.txt", b"b\n")
+    fs.move("notes", "archive")
+    assert sorted(fs.find("archive")) == ["archive/a.txt", "archive/deep/er/b.txt"]
+    assert fs.isdir("archive/deep/er") and not fs.exists("notes")
+
+
 def test_checksum_is_the_views_sha256_as_a_number(fs: MemFS) -> None:
     assert fs.checksum("notes/a.txt") == int(content_sha256(b"hello\n"), 16)
 
