@@ -33,3 +33,11 @@ def test_a_long_plain_key_starting_with_an_untyped_letter_is_text() -> None:
 
     key = "h" * 200  # past the memoised length, and no YAML type starts with 'h'
     assert parse_simple_mapping(f"{key}: v\n") == {key: "v"}
+
+
+def test_claude_codes_top_level_created_is_the_date_a_change_sets_in_either_reading() -> None:
+    key = Layout.claude_code(".claude/memory").date_key
+    plain = b"---\nname: a\ncreated: 2026-01-01\n---\nbody\n"
+    assert stamp_date(plain, TODAY, TODAY, date_key=key) == plain.replace(b"01-01", b"12-01")
+    flow = b"---\nname: a\ntags: [x, y]\ncreated: 2026-01-01\n---\nbody\n"  # read as YAML
+    assert stamp_date(flow, TODAY, TODAY, date_key=key) == flow.replace(b"01-01", b"12-01")
