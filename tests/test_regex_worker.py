@@ -113,9 +113,12 @@ def test_a_pattern_still_being_parsed_at_the_time_limit_is_answered_compiling() 
 
 
 def test_compiling_that_holds_the_interpreter_lock_is_ended_by_the_timer() -> None:
-    # compiling these repeats is one C call: the watchdog cannot answer, SIGALRM ends it
+    # compiling these repeats is one C call: SIGALRM ends it. The watchdog answers only if it
+    # ran before that call took the interpreter lock (a loaded machine); either way the
+    # pattern never compiled and the process did not outlive the limit
     returncode, compiled, answer = ask("(?:x{1000}){1000}", [["x"]], time_limit_s=0.2)
-    assert (returncode, compiled, answer) == (-signal.SIGALRM, False, None)
+    assert (returncode, compiled) == (-signal.SIGALRM, False)
+    assert answer in (None, ("compiling",))
 
 
 class _Stdout:
