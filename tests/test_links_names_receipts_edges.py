@@ -65,3 +65,14 @@ def test_the_receipt_of_a_memory_whose_frontmatter_is_not_yaml_says_so() -> None
     assert receipt.splitlines()[-1] == (
         "To fix: the frontmatter is not valid YAML: name, description and metadata.type are unread."
     )
+
+
+def test_the_derived_index_links_a_memory_outside_the_index_directory_relatively() -> None:
+    from memfs import InMemoryFileStore, MemFS
+    from memfs.stats import collect_stats
+
+    layout = Layout("platform", "memory", "docs/MEMORY.md")  # the index in its own folder
+    fs = MemFS(InMemoryFileStore(), layout=layout, clock=lambda: dt.date(2026, 12, 1))
+    fs.pipe_file("memory/a.md", b"---\nname: a\ndescription: d\nmetadata:\n  type: user\n---\nx\n")
+    derived = collect_stats(fs).derived_index
+    assert (derived.lines, derived.chars) == (1, len("- [a](../memory/a.md) — d") + 1)
