@@ -598,12 +598,13 @@ def _endpoint(e: BaseException) -> str:
     """``scheme://host:port`` of the endpoint a connection error was for, or ''."""
     kwargs = getattr(e, "kwargs", None)
     url = str(kwargs.get("endpoint_url", "")) if isinstance(kwargs, dict) else ""
-    if not url:  # aiohttp: the connection key names host and port
-        key = getattr(e, "conn_key", None)
-        if key is not None and getattr(key, "host", None):
-            scheme = "https" if getattr(key, "is_ssl", False) else "http"
-            return f"{scheme}://{key.host}:{key.port}"
-        return ""
+    if not url:  # aiohttp's ClientConnectorError: host and port of its connection key
+        host = getattr(e, "host", None)
+        if not host:
+            return ""
+        key = getattr(e, "_conn_key", None)  # whether it was TLS is kept only in the key
+        scheme = "https" if getattr(key, "is_ssl", False) else "http"
+        return f"{scheme}://{host}:{getattr(e, 'port', None)}"
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.netloc else url
 

@@ -254,10 +254,8 @@ def _read_block(lines: list[str], first_no: int, unread: list[int]) -> dict[Any,
             level = ind
         if ind == level:
             pieces.append((no, [line[level:]]))
-        elif pieces:
+        else:  # deeper: part of the key above (the first line set the level, so there is one)
             pieces[-1][1].append(line[level:])
-        else:
-            unread.append(no)
     for no, piece in pieces:
         try:
             out.update(_yaml_piece(piece))

@@ -8,6 +8,7 @@ stdio for the local disk; in-process on S3, where ``memfs mcp`` itself would ref
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import shutil
 import socket
@@ -88,12 +89,43 @@ def unreadable_memory() -> Iterator[Path]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def test_local_permission_denied_reads_the_same(unreadable_memory: Path) -> None:
+@pytest.fixture
+def unprivileged_env() -> Iterator[dict[str, str]]:
+    """The environment for a child run as another user. When this run is measured, that
+    user may not write the run's coverage directory (root's), so the child's measurements go
+    to one it may write and are moved into the run's own afterwards."""
+    env = dict(os.environ)
+    current = None
+    if os.geteuid() == 0 and "COVERAGE_PROCESS_CONFIG" in env:
+        import coverage
+
+        current = coverage.Coverage.current()
+    if current is None:
+        yield env
+        return
+    target = Path(current.config.data_file).resolve().parent
+    outbox = Path(tempfile.mkdtemp(prefix="memfs-cov-"))
+    try:
+        outbox.chmod(0o777)
+        # what coverage's own subprocess patch passes on, with the data file moved
+        config = copy.copy(current.config)
+        config.data_file = str(outbox / ".coverage")
+        env["COVERAGE_PROCESS_CONFIG"] = config.serialize()
+        yield env
+        for measured in outbox.glob(".coverage.*"):
+            shutil.move(measured, target / measured.name)
+    finally:
+        shutil.rmtree(outbox, ignore_errors=True)
+
+
+def test_local_permission_denied_reads_the_same(
+    unreadable_memory: Path, unprivileged_env: dict[str, str]
+) -> None:
     prefix = _as_unprivileged()
     ws = str(unreadable_memory)
     done = subprocess.run(
         [*prefix, *CLI, "cat", ws, "memory/user-role.md"],
-        capture_output=True, text=True, timeout=120, cwd="/",
+        capture_output=True, text=True, timeout=120, cwd="/", env=unprivileged_env,
     )  # fmt: skip
     line = cli_line(done, "cat")
     assert line == (
@@ -101,7 +133,7 @@ def test_local_permission_denied_reads_the_same(unreadable_memory: Path) -> None
         "do not allow it; nothing was changed."
     )
     argv = [*prefix, *CLI, "mcp", ws]
-    server = StdioServerParameters(command=argv[0], args=argv[1:], cwd="/")
+    server = StdioServerParameters(command=argv[0], args=argv[1:], cwd="/", env=unprivileged_env)
 
     async def go() -> str:
         async with Client(server, read_timeout_seconds=60) as client:
