@@ -86,5 +86,5 @@ def test_pruning_under_a_retention_that_keeps_everything_deletes_nothing() -> No
     ]
     for key in keys:
         store.write(key, b"{}")
-    assert versions.prune_file(store, "memory/a.md", versions.Retention(), NOW) == []
+    assert versions.prune_file(store, "memory/a.md", versions.Retention(), NOW, None) == []
     assert sorted(store.ls(versions.RECORDS_DIR)) == sorted(keys)
