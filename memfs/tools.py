@@ -261,23 +261,58 @@ def _copies_help(value: str) -> bool:
     return any(len(folded) >= max(20, len(h) // 2) and folded in h for h in _REMEMBER_HELP)
 
 
-def _refuse_copied_arguments(args: RememberArgs, other_tools: Iterable[str] = ()) -> None:
-    """A tool's name (a file tool's, ``remember``'s, or one of ``other_tools``) as the memory's
-    name, or this tool's own help text as its description or body, is a model echoing the
-    schema, not a fact: refused, with what to send instead."""
+def _first_sentence(text: str, limit: int = 150) -> str:
+    """The first sentence of ``text`` on one line, cut at a word to about ``limit`` chars."""
+    line = " ".join(text.split())
+    m = re.match(r"(.+?[.!?。！？])(?:\s|$)", line)
+    sentence = m.group(1) if m else line
+    if len(sentence) <= limit:
+        return sentence
+    return sentence[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def _repair_copied_arguments(
+    args: RememberArgs, other_tools: Iterable[str] = ()
+) -> tuple[RememberArgs, list[str]]:
+    """The arguments with what a model echoed from the schema replaced by what the fact says,
+    and what was replaced; refused when no fact is left.
+
+    A small model forced to call this tool names the memory after the tool (``remember``) or
+    another tool, or sends a parameter's help text back as the description or hook, while the
+    body holds the user's fact. Then the description becomes the body's first sentence and the
+    name is made from the hook or the description (so the file and its index line read as the
+    fact). A body that is help text, or help text with no body, holds no fact: refused."""
+    if _copies_help(args.body):
+        raise ToolCallError(
+            f"The body is this tool's own help text copied back, not the fact; write the fact "
+            f"itself (the user's words, one fact per call) and call {REMEMBER} again."
+        )
+    notes: list[str] = []
+    fields: dict[str, str] = {}
+    if _copies_help(args.description):
+        if not args.body.strip():
+            raise ToolCallError(
+                f"The description is this tool's own help text copied back, not the fact; "
+                f"write the fact itself (one line saying what it holds) and call {REMEMBER} again."
+            )
+        fields["description"] = _first_sentence(args.body)
+        notes.append("the description was this tool's help text; the body's first sentence is used")
+    if args.hook and _copies_help(args.hook):
+        fields["hook"] = ""
+        notes.append("the hook was this tool's help text; the description is used")
     stem = safe_memory_name(re.sub(r"(?i)\.md$", "", args.name.replace("\\", "/").split("/")[-1]))
     taken = {safe_memory_name(name): name for name in (*_BY_NAME, *other_tools)}
     if stem in taken:
-        raise ToolCallError(
-            f"{args.name!r} is the name of the tool {taken[stem]}, not of a memory; name the fact "
-            f"after what it holds (e.g. 'yield-source') and call {REMEMBER} again."
-        )
-    for field in ("description", "body"):
-        if _copies_help(getattr(args, field)):
+        source = fields.get("hook", args.hook) or fields.get("description", args.description)
+        name = " ".join(re.findall(r"\w+", source)[:5])
+        if not name or safe_memory_name(name) in taken:
             raise ToolCallError(
-                f"The {field} is this tool's own help text copied back, not the fact; write "
-                f"the fact itself (the user's words, one fact per call) and call {REMEMBER} again."
+                f"{args.name!r} is the name of the tool {taken[stem]}, not of a memory; name the "
+                f"fact after what it holds (e.g. 'yield-source') and call {REMEMBER} again."
             )
+        fields["name"] = name
+        notes.append(f"{args.name!r} is the tool {taken[stem]}'s name; named after the fact")
+    return (args.model_copy(update=fields) if fields else args), notes
 
 
 def _parameters(args: type[BaseModel]) -> dict[str, Any]:
@@ -840,7 +875,7 @@ class FileToolExecutor:
     def _remember(self, args: RememberArgs) -> str:
         """One fact as a memory file (frontmatter composed here, the date stamped by the
         filesystem) under a name no other file has, and its line appended to the index."""
-        _refuse_copied_arguments(args, self.other_tools)
+        args, repairs = _repair_copied_arguments(args, self.other_tools)
         layout = self.fs.layout
         stem = safe_memory_name(args.name)
         description = " ".join(args.description.split())
@@ -877,8 +912,9 @@ class FileToolExecutor:
         renamed = (
             f" ({layout.memory_path(stem)} was taken)" if rel != layout.memory_path(stem) else ""
         )
+        repaired = f"\nRepaired arguments: {'; '.join(repairs)}." if repairs else ""
         return (
             f"Remembered {rel}{renamed} ({len(stored)} bytes) and added its line to "
             f"{layout.index_path}: {line}{self._receipt(rel, stored, data)}"
-            f"{self._index_note(layout.index_path)}"
+            f"{self._index_note(layout.index_path)}{repaired}"
         )

@@ -126,32 +126,73 @@ def test_remember_goes_through_the_credential_guard():
 @pytest.mark.parametrize(
     "name", ["remember", "Remember", "memory/remember.md", "write_file", "write-file", "exists"]
 )
-def test_a_tool_name_as_the_memory_name_is_refused_with_what_to_do(name):
+def test_a_tool_name_as_the_memory_name_is_replaced_by_one_made_from_the_fact(name):
     fs = workspace()
     ex = FileToolExecutor(fs, tools=TOOLS)
     out = ex.execute(
         REMEMBER, {"name": name, "description": "MES is the yield source", "type": "project"}
     )
-    assert out.startswith(f"Error: {name!r} is the name of the tool ")
-    assert "name the fact after what it holds" in out and "\n" not in out
-    assert fs.ls("", detail=False) == []  # nothing written: no memory file, no index
+    assert out.startswith("Remembered memory/mes-is-the-yield-source.md"), out
+    assert (
+        out.endswith(f"Repaired arguments: {name!r} is the tool ") or "named after the fact" in out
+    )
+    assert text(fs, "MEMORY.md").startswith("- [MES is the yield source](")
     ok = ex.execute(REMEMBER, {"name": "remember-me", "description": "d", "type": "user"})
     assert ok.startswith("Remembered memory/remember-me.md")  # only the whole name is a tool's
+    assert "Repaired" not in ok
 
 
-def test_the_turns_other_tools_are_refused_as_a_memory_name_too():
+def test_a_tool_name_with_no_fact_to_name_it_after_is_refused_with_what_to_do():
+    fs = workspace()
+    ex = FileToolExecutor(fs, tools=TOOLS)
+    for description in ("remember", "…"):
+        out = ex.execute(REMEMBER, {"name": "remember", "description": description, "type": "user"})
+        assert out.startswith("Error: 'remember' is the name of the tool remember"), out
+        assert "name the fact after what it holds" in out and "\n" not in out
+    assert fs.ls("", detail=False) == []  # nothing written: no memory file, no index
+
+
+def test_the_turns_other_tools_are_not_taken_as_a_memory_name_either():
     fs = workspace()
     ex = FileToolExecutor(fs, tools=TOOLS, other_tools=["save_skill", "create_context_card"])
-    for name in ("save_skill", "save-skill", "memory/create_context_card.md"):
+    for n, name in enumerate(("save_skill", "save-skill", "memory/create_context_card.md"), 1):
         out = ex.execute(
             REMEMBER, {"name": name, "description": "churn on paying", "type": "project"}
         )
-        assert out.startswith(f"Error: {name!r} is the name of the tool "), out
-    assert fs.ls("", detail=False) == []
+        suffix = "" if n == 1 else f"-{n}"
+        assert out.startswith(f"Remembered memory/churn-on-paying{suffix}.md"), out
+        assert "named after the fact" in out
+    assert not fs.exists("memory/save-skill.md")
     plain = FileToolExecutor(fs, tools=TOOLS)  # no other tools named: only the file tools' names
     assert plain.execute(
         REMEMBER, {"name": "save_skill", "description": "d", "type": "user"}
     ).startswith("Remembered memory/save-skill.md")
+
+
+def test_help_text_as_the_description_or_hook_is_replaced_by_the_body():
+    # seen from a real 1.5B model forced to call the tool: the schema's words in the
+    # description and the name, the user's fact in the body
+    fs = workspace()
+    body = "The yield source is the MES daily_yield table. The weekly QA report rounds."
+    out = FileToolExecutor(fs, tools=TOOLS).execute(
+        REMEMBER,
+        {
+            "name": "remember",
+            "description": RememberArgs.model_fields["description"].description,
+            "hook": RememberArgs.model_fields["hook"].description,
+            "type": "project",
+            "body": body,
+        },
+    )
+    rel = "memory/the-yield-source-is-the.md"
+    assert out.startswith(f"Remembered {rel}"), out
+    assert "the description was this tool's help text" in out and "the hook was" in out
+    record = parse_memory(fs.raw.cat_file(rel), rel)
+    assert record.description == "The yield source is the MES daily_yield table."
+    assert record.body.strip() == body
+    assert text(fs, "MEMORY.md") == (
+        f"- [The yield source is the]({rel}) — The yield source is the MES daily_yield table.\n"
+    )
 
 
 def test_a_platform_turn_tells_remember_the_platform_tools_names():
@@ -180,7 +221,8 @@ def test_a_platform_turn_tells_remember_the_platform_tools_names():
         options=TurnOptions(tools="platform", memory_tools="files+remember"),
     )
     (call,) = result.tool_calls
-    assert call.result.startswith("Error: 'save_skill' is the name of the tool save_skill")
+    assert call.result.startswith("Remembered memory/churn-on-paying-accounts.md"), call.result
+    assert "'save_skill' is the tool save_skill's name" in call.result
     assert not fs.exists("memory/save-skill.md")
 
 
@@ -494,7 +536,7 @@ def test_the_mcp_server_serves_remember_on_a_writable_mount_only():
     assert "Repaired arguments: metadata.type read as top-level." in result.content[0].text
     assert text(fs, "MEMORY.md") == "- [role](memory/role.md) — d\n"
     params = types.CallToolRequestParams(
-        name=REMEMBER, arguments={"name": "remember", "description": "d", "type": "user"}
+        name=REMEMBER, arguments={"name": "remember", "description": "remember", "type": "user"}
     )
     refused = anyio.run(go)
     assert refused.is_error is True
@@ -521,4 +563,24 @@ def test_the_anthropic_remember_tool_runs_memfs_remember():
     with pytest.raises(ToolError, match="read-only"):
         remember_tool(fs.read_only()).call({"name": "x", "description": "d", "type": "user"})
     with pytest.raises(ToolError, match=r"^Error: 'remember' is the name of the tool remember"):
-        tool.call({"name": "remember", "description": "d", "type": "user"})
+        tool.call({"name": "remember", "description": "remember", "type": "user"})
+
+
+def test_a_long_first_sentence_is_cut_at_a_word_for_the_description():
+    fs = workspace()
+    body = (
+        "The yield source is the MES daily_yield table, " + "not the weekly report, " * 8 + "end."
+    )
+    out = FileToolExecutor(fs, tools=TOOLS).execute(
+        REMEMBER,
+        {
+            "name": "yield-source",
+            "description": RememberArgs.model_fields["description"].description,
+            "type": "project",
+            "body": body,
+        },
+    )
+    assert out.startswith("Remembered memory/yield-source.md"), out
+    description = parse_memory(fs.raw.cat_file("memory/yield-source.md"), "").description
+    assert description is not None and description.endswith(" the…")
+    assert len(description) <= 151 and body.startswith(description[:-1])
