@@ -36,7 +36,7 @@ def _url_to_fs(url: str, **options: Any) -> tuple[fsspec.AbstractFileSystem, str
         protocol = url.split("://", 1)[0].split("::")[-1]
         spec = known_implementations.get(protocol, {}).get("class", "")
         package = spec.split(".")[0] or (e.name or "").split(".")[0]
-        if not package:  # pragma: no cover - fsspec's ImportError always names a module
+        if not package:
             raise
         raise missing_backend(package, protocol) from None
 
@@ -144,7 +144,7 @@ class FsspecFileStore:
         listed, full = self._full(path)
         try:
             found = self.fs.find(full)
-        except FileNotFoundError:  # pragma: no cover - a backend that raises; those here list []
+        except FileNotFoundError:  # some backends raise for a missing folder; fsspec's list []
             return []
         inside = is_reserved(listed)
         out = []
@@ -200,7 +200,7 @@ class FsspecFileStore:
             raise errors.not_a_directory(rel) if self.fs.exists(full) else errors.not_found(rel)
         try:
             entries = self.fs.ls(full, detail=False)
-        except FileNotFoundError:  # pragma: no cover - removed since the isdir: a race, untimed
+        except FileNotFoundError:  # removed since the isdir check
             return []
         names = {self._rel(p).rsplit("/", 1)[-1] for p in entries}
         inside = is_reserved(rel)

@@ -195,7 +195,7 @@ class S3FileStore(FsspecFileStore):
             response = self._put(full, data, IfNoneMatch="*")
         except OSError as e:
             if not isinstance(e, FileExistsError) and not is_precondition_failure(e):
-                raise  # pragma: no cover - moto answers a conditional put with success or 412
+                raise
             current = self._current(full)
             actual = None if current is None else content_sha256(current)
             raise errors.PathConflictError(rel, None, actual) from None
@@ -210,12 +210,12 @@ class S3FileStore(FsspecFileStore):
             response = self._put(full, data, IfMatch=etag)
         except OSError as e:
             if not isinstance(e, FileNotFoundError) and not is_precondition_failure(e):
-                raise  # pragma: no cover - moto answers a conditional put with success or 412
+                raise
             current = self._current(full)
             if check_precondition(rel, current, data, expected_sha256=expected, create=False):
                 return  # lost the race to a writer that stored the very same bytes
             # The expected bytes again under another ETag: only a multipart re-upload does that.
-            raise errors.PreconditionFailedError(  # pragma: no cover - needs multipart on moto
+            raise errors.PreconditionFailedError(
                 rel, expected, None if current is None else content_sha256(current)
             ) from None
         self._remember(full, data, response)
@@ -242,7 +242,7 @@ class S3FileStore(FsspecFileStore):
             self._call("delete_object", full, IfMatch=etag)  # DeleteObject, If-Match
         except OSError as e:
             if not isinstance(e, FileNotFoundError) and not is_precondition_failure(e):
-                raise  # pragma: no cover - moto answers a conditional delete with success or 412
+                raise
             current = self._current(full)
             actual = None if current is None else content_sha256(current)
             raise errors.PreconditionFailedError(rel, expected, actual) from None
