@@ -824,9 +824,8 @@ class MemFS(AbstractFileSystem):
         deleted if it still holds what was copied. Returns what stopped it, for the caller to
         raise once the rest of a tree has moved: a destination that exists
         (:func:`~memfs.errors.move_destination_exists`, nothing moved), or a source changed
-        after its copy (:class:`~memfs.errors.MoveConflictError`, both files kept)."""
-        if src == dst:
-            return None
+        after its copy (:class:`~memfs.errors.MoveConflictError`, both files kept). ``src``
+        and ``dst`` differ (:meth:`move` returns first when they do not)."""
         for _ in range(DEFAULT_ATTEMPTS):
             data = self.store.read(src)
             try:

@@ -103,9 +103,7 @@ def _groups(text: str) -> str | None:
         return None
 
     def join(m: re.Match[str]) -> str:
-        g = m.group()
-        if _re(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}").fullmatch(g):
-            return g  # a UUID
+        g = m.group()  # never a UUID: its last group is longer than a group here can be
         if not (_re(r"\d").search(g) and _re(r"[A-Za-z]").search(g)):
             return g  # words, numbers
         return g.replace("-", "")
