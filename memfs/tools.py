@@ -872,6 +872,15 @@ class FileToolExecutor:
         self._seen.pop(rel, None)
         return f"Deleted {rel}.{self._index_note(rel)}"
 
+    def _holds_body(self, rel: str, body: str) -> bool:
+        """Whether the memory at ``rel`` holds ``body`` (a small model sends one fact again
+        under the name the last result gave it)."""
+        try:
+            raw = self.fs.raw.cat_file(rel)
+        except FileNotFoundError:  # deleted again since the create lost to it
+            return False
+        return parse_memory(raw, rel).body.strip() == body
+
     def _remember(self, args: RememberArgs) -> str:
         """One fact as a memory file (frontmatter composed here, the date stamped by the
         filesystem) under a name no other file has, and its line appended to the index."""
@@ -891,6 +900,11 @@ class FileToolExecutor:
                 stored = self.fs.save(rel, data, create=True)
                 break
             except PathConflictError:
+                if body and self._holds_body(rel, body):
+                    return (
+                        f"Already remembered: {rel} holds this fact (the same body); nothing "
+                        f"was written. Call {REMEMBER} again only for another fact."
+                    )
                 continue
         else:
             raise ToolCallError(

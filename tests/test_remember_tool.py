@@ -584,3 +584,37 @@ def test_a_long_first_sentence_is_cut_at_a_word_for_the_description():
     description = parse_memory(fs.raw.cat_file("memory/yield-source.md"), "").description
     assert description is not None and description.endswith(" the…")
     assert len(description) <= 151 and body.startswith(description[:-1])
+
+
+def test_the_same_fact_sent_again_under_a_taken_name_is_not_stored_twice():
+    # a real 1.5B model, forced to call remember, sent one fact four times, each time under
+    # the name the last result gave it
+    fs = workspace()
+    ex = FileToolExecutor(fs, tools=TOOLS)
+    args = {"name": "yield-source", "description": "MES", "type": "project", "body": "MES."}
+    assert ex.execute(REMEMBER, args).startswith("Remembered memory/yield-source.md")
+    again = ex.execute(REMEMBER, {**args, "description": "the yield source is MES"})
+    assert again.startswith("Already remembered: memory/yield-source.md holds this fact")
+    assert fs.find("memory") == ["memory/yield-source.md"]
+    assert text(fs, "MEMORY.md").count("\n") == 1
+    other = ex.execute(REMEMBER, {**args, "body": "The QA report rounds."})  # another fact
+    assert other.startswith("Remembered memory/yield-source-2.md")
+
+
+def test_a_name_taken_by_a_file_gone_again_is_passed_over_for_the_next(monkeypatch):
+    # the create lost to another writer's file, which that writer deleted before the read
+    from memfs import PathConflictError
+
+    fs = workspace()
+    real_save = MemFS.save
+
+    def save(self: MemFS, path: str, data: bytes, **kwargs: Any) -> bytes:
+        if path == "memory/yield-source.md":
+            raise PathConflictError(path, None, None)
+        return real_save(self, path, data, **kwargs)
+
+    monkeypatch.setattr(MemFS, "save", save)
+    out = FileToolExecutor(fs, tools=TOOLS).execute(
+        REMEMBER, {"name": "yield-source", "description": "MES", "type": "project", "body": "x"}
+    )
+    assert out.startswith("Remembered memory/yield-source-2.md"), out
