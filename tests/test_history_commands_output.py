@@ -11,7 +11,7 @@ import pytest
 from memfs import LocalFileStore, MemFS
 from memfs.cli import main
 from memfs.commands.history import cli_actor
-from memfs.versions import GC_GRACE
+from memfs.versions import GC_GRACE, HistoryOptions
 
 from tests.conftest import TODAY
 
@@ -50,7 +50,8 @@ def test_log_names_a_move_on_both_files(
 def test_gc_says_what_it_deleted_and_what_waits_for_a_later_gc(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fs = MemFS(LocalFileStore(tmp_path / "ws"), clock=lambda: TODAY)
+    blobs = HistoryOptions(inline_limit=0)  # every version's content in a blob
+    fs = MemFS(LocalFileStore(tmp_path / "ws"), clock=lambda: TODAY, history=blobs)
     fs.pipe_file("memory/a.md", memory("a", "First."))
     fs.pipe_file("memory/a.md", memory("a", "Second."))
     capsys.readouterr()

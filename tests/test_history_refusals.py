@@ -23,9 +23,9 @@ def memory(name: str, body: str) -> bytes:
     return f"{head}{body}\n".encode()
 
 
-def mounted() -> MemFS:
+def mounted(**history: Any) -> MemFS:
     ticks = iter(T0 + dt.timedelta(seconds=n) for n in range(1, 1000))
-    options = HistoryOptions(now=lambda: next(ticks))
+    options = HistoryOptions(now=lambda: next(ticks), **history)
     return MemFS(InMemoryFileStore(), clock=lambda: TODAY, history=options, actor="tester")
 
 
@@ -80,7 +80,7 @@ def test_a_redacted_newest_record_is_passed_over_when_finding_the_current_versio
 
 
 def test_a_version_whose_content_is_gone_from_the_store_says_so() -> None:
-    fs = mounted()
+    fs = mounted(inline_limit=0)  # every version's content in a blob
     fs.pipe_file("memory/a.md", memory("a", "First."))
     fs.pipe_file("memory/a.md", memory("a", "Second."))
     h = History(fs)
@@ -146,10 +146,10 @@ class Racing(InMemoryFileStore):
         super().delete(path, expected_sha256=expected_sha256)
 
 
-def racing() -> tuple[MemFS, Racing]:
+def racing(**history: Any) -> tuple[MemFS, Racing]:
     store = Racing()
     ticks = iter(T0 + dt.timedelta(seconds=n) for n in range(1, 1000))
-    options = HistoryOptions(now=lambda: next(ticks))
+    options = HistoryOptions(now=lambda: next(ticks), **history)
     return MemFS(store, clock=lambda: TODAY, history=options, actor="tester"), store
 
 
@@ -182,7 +182,7 @@ def test_a_record_changed_while_it_is_redacted_is_left_as_the_other_writer_made_
 
 
 def test_gc_counts_only_what_it_deleted_itself_beside_another_gc() -> None:
-    fs, store = racing()
+    fs, store = racing(inline_limit=0)  # every version's content in a blob
     fs.pipe_file("README.md", b"Not a memory: no versions.\n")
     for body in ("One.", "Two.", "Three."):
         fs.pipe_file("memory/a.md", memory("a", body))
