@@ -244,3 +244,20 @@ def test_the_whole_peer_corpus():
     report = score(load())
     every = report["recall"]["all"]
     assert every["prose"]["rate"] >= 0.78 and every["frontmatter"]["rate"] >= 0.84, every
+
+
+@pytest.mark.parametrize(
+    ("value", "context"),
+    [
+        ("AAAAC3NzaC1lZDI1NTE5AAAAIGq3Xk9vY0m2tQ8e1w7RzL5pB4nC6dH0sJ2fK9uV3aT", "deploy key: "),
+        ("AAAAB3NzaC1yc2EAAAADAQABAAABgQC7x9Lm2Qp4Vt8Zr1Ws6Yb3Nc5Jd0Kf7Hg", "key "),
+        ("Xq7Lm2Qp4Vt8Zr1Ws6Yb3Nc5Jd0Kf7HgT2aPz", "the public key is "),
+        ("Xq7Lm2Qp4Vt8Zr1Ws6Yb3Nc5Jd0Kf7HgT2aPz", "公開鍵: "),
+        ("507f1f77bcf86cd799439011", "record "),  # a MongoDB ObjectId
+    ],
+)
+def test_public_keys_and_ids_are_identifiers_not_secrets(value: str, context: str) -> None:
+    from memfs.credentials.values import is_public_identifier
+
+    assert is_public_identifier(value, context)
+    assert find_credentials(f"{context}{value}\n") == []

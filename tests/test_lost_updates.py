@@ -472,6 +472,26 @@ def test_rename_keeps_an_edit_that_lands_during_it(fs: MemFS) -> None:
     assert fs.raw.cat_file("memory/a.md").decode().endswith("new\n")
 
 
+def test_rename_says_so_when_its_source_is_deleted_during_it(fs: MemFS) -> None:
+    tool = _tool(fs)
+    tool.call({"command": "create", "path": "/memories/a.md", "file_text": SEED + "old\n"})
+    delete = {"command": "delete", "path": "/memories/a.md"}
+    replies: list[str] = []
+    _edit_when_copied(
+        tool.fs, "memory/a.md", "memory/b.md", lambda: replies.append(str(tool.call(delete)))
+    )
+    with pytest.raises(ToolError) as info:
+        tool.call({"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/b.md"})
+    assert replies == ["Successfully deleted /memories/a.md"]
+    assert str(info.value) == (
+        "The rename of /memories/a.md to /memories/b.md did not complete: /memories/a.md was "
+        "deleted after it was copied (by another turn); /memories/b.md holds its content from "
+        "before that. View it and delete it if it should be gone."
+    )
+    assert not fs.raw.exists("memory/a.md")
+    assert fs.raw.cat_file("memory/b.md").decode().endswith("old\n")
+
+
 def test_rename_never_overwrites_a_destination_created_after_its_check(fs: MemFS) -> None:
     tool = _tool(fs)
     tool.call({"command": "create", "path": "/memories/a.md", "file_text": SEED + "a\n"})

@@ -174,9 +174,7 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
     if _re(_UUID).fullmatch(v) or _re(_ULID).fullmatch(v):
         return True
     if _re(_HEX).fullmatch(v) and (len(v) < 32 or len(v) in (40, 64, 128)):
-        return True  # short SHAs, git commits, sha1/sha256/sha512 digests
-    if _re(r"[0-9a-f]{24}").fullmatch(v):
-        return True  # a MongoDB ObjectId
+        return True  # short SHAs (and 24-digit MongoDB ObjectIds), git commits, digests
     # a Solana (or other base58) address named as one
     return bool(
         32 <= len(v) <= 44 and _re(_BASE58).fullmatch(v) and _re(_CRYPTO_CONTEXT).search(context)
