@@ -234,15 +234,8 @@ class LocalFileStore:
             assert at is not None
             fd, name = at
             with path_lock(fd, name):
-                st = lstat_at(fd, name)
-                if st is not None:
-                    refuse_unless_regular(st, rel)
-                if expected is not None or create:
-                    current = read_regular(fd, name, rel) if st is not None else None
-                    if check_precondition(
-                        rel, current, data, expected_sha256=expected, create=create
-                    ):
-                        return
+                if _holds_already(fd, name, rel, data, expected, create):
+                    return
                 replace_file(fd, name, data, self.file_mode)
 
     def write_after(
@@ -283,15 +276,8 @@ class LocalFileStore:
                 with _naming(rel_first, "write"):
                     locks.enter_context(path_lock(ffd, fname))
                 locks.enter_context(path_lock(fd, name))
-                st = lstat_at(fd, name)
-                if st is not None:
-                    refuse_unless_regular(st, rel)
-                if expected is not None or create:
-                    current = read_regular(fd, name, rel) if st is not None else None
-                    if check_precondition(
-                        rel, current, data, expected_sha256=expected, create=create
-                    ):
-                        return
+                if _holds_already(fd, name, rel, data, expected, create):
+                    return
                 with _naming(rel_first, "write"):
                     fst = lstat_at(ffd, fname)
                     if fst is not None:
@@ -660,6 +646,21 @@ def _make_root(host: str, mode: int) -> None:
         raise NotADirectoryError(
             errno.ENOTDIR, f"{host!r} is not a directory; a workspace needs one.", host
         )
+
+
+def _holds_already(
+    fd: int, name: str, rel: str, data: bytes, expected: str | None, create: bool
+) -> bool:
+    """Decide a write of ``data`` to the file ``name`` in ``fd`` (``rel``) under its lock:
+    True when the file already holds ``data`` (nothing to write); the refusal when its
+    preconditions (``expected`` content, ``create``) do not hold or it is not a regular file."""
+    st = lstat_at(fd, name)
+    if st is not None:
+        refuse_unless_regular(st, rel)
+    if expected is None and not create:
+        return False
+    current = read_regular(fd, name, rel) if st is not None else None
+    return check_precondition(rel, current, data, expected_sha256=expected, create=create)
 
 
 def _kind(entry: os.DirEntry[str]) -> str | None:
