@@ -270,12 +270,10 @@ def _with_context(
 
 
 def memory_paths(fs: MemFS) -> list[str]:
-    """Every memory file of the workspace's layout, sorted."""
-    try:
-        found = fs.find(fs.layout.memory_dir)
-    except FileNotFoundError:
-        return []
-    return sorted(p for p in found if fs.is_memory_file(p))
+    """Every memory file of the workspace's layout, sorted. A workspace with no memory
+    directory has none; a workspace whose directory is gone is the store's error (nothing
+    could be read), never an empty memory."""
+    return sorted(p for p in fs.find(fs.layout.memory_dir) if fs.is_memory_file(p))
 
 
 def search_memory(
