@@ -818,6 +818,8 @@ _LineSpan = tuple[int, int]
 
 
 def _split_keep_ends(head: str) -> list[str]:
+    # A head (the text between the fences) is empty or ends in "\n": the closing fence starts
+    # a line. So every line here ends in "\n", and a line added after any of them starts one.
     # Split on "\n" only: str.splitlines also breaks on NEL, U+2028 and friends inside values.
     lines = head.split("\n")
     return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
@@ -906,11 +908,6 @@ def _count_in_lines(head: str, label: str) -> int:
         return 0
 
 
-def _ended(lines: list[str], at: int, newline: str) -> None:
-    if not lines[at].endswith("\n"):
-        lines[at] += newline
-
-
 def _stamp_lines(head: str, label: str, value: str) -> str:
     newline = "\r\n" if "\r\n" in head else "\n"
     lines = _split_keep_ends(head)
@@ -921,25 +918,20 @@ def _stamp_lines(head: str, label: str, value: str) -> str:
         if not spans:
             if head.strip() in ("", "{}"):
                 return line
-            if lines:
-                _ended(lines, len(lines) - 1, newline)
             return "".join([*lines, line])
     elif block is None:
         entry = f"metadata:{newline}  {key}: {value}{newline}"
         if head.strip() in ("", "{}"):
             return entry
-        tail = "" if head.endswith("\n") else newline
-        return f"{head}{tail}{entry}"
+        return f"{head}{entry}"
     else:
         i, end, indent = block
         line = f"{indent or '  '}{key}: {value}{newline}"
         if indent is None:
-            _ended(lines, i, newline)
             lines.insert(i + 1, line)
             return "".join(lines)
         if not spans:
             # Not there yet: add it as the last child, where a person would have written it.
-            _ended(lines, end - 1, newline)
             lines.insert(end, line)
             return "".join(lines)
     for a, b in reversed(spans[1:]):
@@ -1079,7 +1071,6 @@ def _stamp_nodes(head: str, label: str, value: str) -> str:
         col_start = min(max(meta_value.start_mark.index - line_start, 0), width)
         col_end = min(max(meta_value.end_mark.index - line_start, col_start), width)
         lines[at] = line[:col_start] + line[col_end:]
-        _ended(lines, at, newline)
         lines.insert(at + 1, f"  {key}: {value}{newline}")
         return "".join(lines)
     if not isinstance(meta_value, yaml.MappingNode):
@@ -1089,8 +1080,7 @@ def _stamp_nodes(head: str, label: str, value: str) -> str:
         raise _CannotStamp(
             "its metadata is in flow style ({...}), not a block of 'key: value' lines"
         )
-    if not meta_value.value:
-        raise _CannotStamp("its metadata is an empty mapping")
+    # Not empty: YAML writes an empty mapping only in flow style (`{}`), refused just above.
     first_key = meta_value.value[0][0]
     first_line = lines[_line_of(head, first_key.start_mark.index)]
     indent = first_line[: len(first_line) - len(first_line.lstrip(" "))] or "  "
@@ -1100,7 +1090,6 @@ def _stamp_nodes(head: str, label: str, value: str) -> str:
         last_key, last_value = meta_value.value[-1]
         end = max(last_value.end_mark.index, last_key.end_mark.index + 1)
         after = min(head.count("\n", 0, end - 1) + 1, len(lines))
-        _ended(lines, after - 1, newline)
         lines.insert(after, new_line)
         return "".join(lines)
     return _replace_spans(lines, spans, new_line)
