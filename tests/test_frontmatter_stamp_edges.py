@@ -9,31 +9,15 @@ comments inside a metadata block, an empty head, ``{}``, a head of comments alon
 from __future__ import annotations
 
 import pytest
-from memfs import InMemoryFileStore, MemFS
 from memfs.frontmatter_block import FrontmatterStampError, recorded_date_of, stamp_date
 from memfs.layout import Layout
 
 from tests.conftest import TODAY
-
-PATH = "memory/a.md"
-
-
-def _fs() -> MemFS:
-    return MemFS(InMemoryFileStore(), clock=lambda: TODAY, credential_guard=False)
+from tests.test_write_stamp import PATH, _write
 
 
 def _file(head: str, body: bytes = b"body\n") -> bytes:
     return b"---\n" + head.encode() + b"---\n" + body
-
-
-def _write(data: bytes) -> bytes | FrontmatterStampError:
-    fs = _fs()
-    try:
-        fs.pipe_file(PATH, data)
-    except FrontmatterStampError as e:
-        assert not fs.exists(PATH)  # nothing was stored
-        return e
-    return fs.raw.cat_file(PATH)
 
 
 def _why(head: str) -> str:
