@@ -133,12 +133,8 @@ class Recorder:
         else:
             with _storing_version(rel, "write"):
                 key = put_version(store, self.options, record, data, inline)
-            try:
+            with self._unrecorded_on_failure([key]):
                 store.write(rel, data, expected_sha256=parent, create=parent is None)
-            except Exception:
-                with contextlib.suppress(OSError):
-                    store.delete(key)
-                raise
         self._known(rel, sha)
         self._after_change(rel, sha)
 
@@ -229,12 +225,8 @@ class Recorder:
         with _storing_version(rel, "delete"):
             self.keep_unrecorded(rel, sha, data)
             key = put_version(store, self.options, record, None)
-        try:
+        with self._unrecorded_on_failure([key]):
             store.delete(rel, expected_sha256=sha)
-        except Exception:
-            with contextlib.suppress(OSError):
-                store.delete(key)
-            raise
         self._known(rel, None)
         self._after_change(rel, None)
 
@@ -307,6 +299,16 @@ class Recorder:
         for key in keys:
             with contextlib.suppress(OSError):
                 self.store.delete(key)
+
+    @contextlib.contextmanager
+    def _unrecorded_on_failure(self, keys: list[str]) -> Iterator[None]:
+        """Take the records ``keys`` back when the change they record fails (the store refused
+        it: this change never happened), and let the failure through."""
+        try:
+            yield
+        except Exception:
+            self._unrecord(keys)
+            raise
 
     # -- content no version holds ------------------------------------------------------------
 
