@@ -69,6 +69,21 @@ def test_a_record_id_already_taken_is_replaced_by_a_fresh_one() -> None:
     assert store.read(record.key) == b"someone else's record"
 
 
+def test_a_record_is_stored_at_its_last_fresh_id_when_every_earlier_one_is_taken() -> None:
+    fresh = [f"fresh{n}" for n in range(1, versions.RECORD_ATTEMPTS)]
+    ids = iter(fresh)
+    options = versions.HistoryOptions(now=lambda: NOW, new_id=lambda: next(ids))
+    record = versions.VersionRecord(id="taken", path="memory/a.md", operation="modified", time=NOW)
+    store = InMemoryFileStore()
+    taken = [record.key] + [versions.record_key("memory/a.md", NOW, i) for i in fresh[:-1]]
+    for key in taken:
+        store.write(key, b"someone else's record")
+    key = versions.put_record(store, record, options)
+    assert key == versions.record_key("memory/a.md", NOW, fresh[-1])
+    assert versions.VersionRecord.from_bytes(store.read(key)).id == fresh[-1]
+    assert all(store.read(k) == b"someone else's record" for k in taken)
+
+
 def test_a_record_whose_every_fresh_id_is_taken_too_raises_the_conflict() -> None:
     options = versions.HistoryOptions(now=lambda: NOW, new_id=lambda: "taken")
     record = versions.VersionRecord(id="taken", path="memory/a.md", operation="modified", time=NOW)

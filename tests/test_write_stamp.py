@@ -72,6 +72,10 @@ REFUSED = {
     "metadata is an alias": f"base: &b\n  recorded: {FUTURE}\nmetadata: *b\n",
     "anchor on the date, used elsewhere": f"metadata:\n  recorded: &d {FUTURE}\ncreated: *d\n",
     "metadata twice": f"metadata:\n  type: user\nmetadata:\n  recorded: {FUTURE}\n",
+    # Dated today in both blocks: not "already dated, kept as written", as readers disagree.
+    "metadata twice, each dated today": (
+        "metadata:\n  recorded: 2026-12-01\n  type: user\nmetadata:\n  recorded: 2026-12-01\n"
+    ),
     "metadata is a list": f"metadata:\n  - recorded: {FUTURE}\n",
     "a line no reader can use": f"name: [unclosed\nmetadata:\n  recorded: {FUTURE}\n",
 }
@@ -115,6 +119,7 @@ def test_refusals_say_what_is_wrong() -> None:
     assert "flow style" in why(REFUSED["flow style"])
     assert "alias" in why(REFUSED["metadata is an alias"])
     assert "appears 2 times" in why(REFUSED["metadata twice"])
+    assert "appears 2 times" in why(REFUSED["metadata twice, each dated today"])
     assert "a list" in why(REFUSED["metadata is a list"])
     assert "line(s) 1" in why(REFUSED["a line no reader can use"])
 
