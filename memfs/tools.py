@@ -46,7 +46,9 @@ from memfs.errors import (
     is_expected_failure,
 )
 from memfs.filesystem import MemFS
+from memfs.layout import PLATFORM
 from memfs.paths import normalize
+from memfs.prompt import ADDED_RULES, appendix_a
 from memfs.receipt import holds, write_receipt
 from memfs.records import MemoryRecord, MemoryType, parse_memory
 from memfs.staleness import split_view
@@ -129,8 +131,9 @@ class RememberArgs(_Args):
     )
     type: MemoryType = Field(
         validation_alias=AliasChoices("type", "memory_type", "kind"),
-        description="user: who the user is; feedback: how the user wants the work done; "
-        "project: a fact about this item's work; reference: where to find something.",
+        description="project: a fact about this item's work (most facts are); user: who the "
+        "user is (their role, what they know); feedback: how the user wants the work done; "
+        "reference: where to find something outside this item.",
     )
     body: str = Field(
         default="",
@@ -254,11 +257,25 @@ _REMEMBER_HELP = tuple(
 """The remember tool's help texts: its description and each parameter's, folded."""
 
 
-def _copies_help(value: str) -> bool:
-    """``value`` is a run of one help text at least half its length (a model that copies the
-    schema back copies whole phrases; a real fact may share a few words with it)."""
+_INSTRUCTIONS = tuple(
+    sentence
+    for section in (appendix_a(PLATFORM), *ADDED_RULES)
+    for sentence in map(_folded, re.split(r"(?<=[.!?:])\s+", " ".join(section.split())))
+    if len(sentence) >= 20
+)
+"""The memory instructions' sentences, folded: what a small model copies into a hook."""
+
+
+def _copies_one_of(value: str, texts: tuple[str, ...]) -> bool:
+    """``value`` is a run of one of ``texts`` at least half its length (a model that copies
+    text back copies whole phrases; a real fact may share a few words with it)."""
     folded = _folded(value)
-    return any(len(folded) >= max(20, len(h) // 2) and folded in h for h in _REMEMBER_HELP)
+    return any(len(folded) >= max(20, len(h) // 2) and folded in h for h in texts)
+
+
+def _copies_help(value: str) -> bool:
+    """``value`` is copied from this tool's help texts."""
+    return _copies_one_of(value, _REMEMBER_HELP)
 
 
 def _first_sentence(text: str, limit: int = 150) -> str:
@@ -300,6 +317,9 @@ def _repair_copied_arguments(
     if args.hook and _copies_help(args.hook):
         fields["hook"] = ""
         notes.append("the hook was this tool's help text; the description is used")
+    elif args.hook and _copies_one_of(args.hook, _INSTRUCTIONS):
+        fields["hook"] = ""
+        notes.append("the hook was a sentence of the memory instructions; the description is used")
     stem = safe_memory_name(re.sub(r"(?i)\.md$", "", args.name.replace("\\", "/").split("/")[-1]))
     taken = {safe_memory_name(name): name for name in (*_BY_NAME, *other_tools)}
     if stem in taken:

@@ -21,6 +21,7 @@ from memfs import (
     repair_arguments,
     safe_memory_name,
 )
+from memfs.prompt import appendix_a
 from memfs.tools import RememberArgs, WriteFileArgs
 
 from memfs_eval.arms import asks_to_remember, parse_arm
@@ -193,6 +194,38 @@ def test_help_text_as_the_description_or_hook_is_replaced_by_the_body():
     assert text(fs, "MEMORY.md") == (
         f"- [The yield source is the]({rel}) — The yield source is the MES daily_yield table.\n"
     )
+
+
+def test_a_sentence_of_the_memory_instructions_as_the_hook_is_replaced_by_the_description():
+    fs = workspace()
+    copied = "Who the user is (role, expertise, preferences)."
+    assert copied.lower()[:-1] in " ".join(appendix_a().lower().split())
+    out = FileToolExecutor(fs, tools=TOOLS).execute(
+        REMEMBER,
+        {
+            "name": "yield-source",
+            "description": "The yield source is the MES daily_yield table",
+            "hook": copied,
+            "type": "project",
+            "body": "The yield source is the MES daily_yield table.",
+        },
+    )
+    assert out.startswith("Remembered memory/yield-source.md"), out
+    assert "the hook was a sentence of the memory instructions" in out
+    assert text(fs, "MEMORY.md") == (
+        "- [yield-source](memory/yield-source.md) — The yield source is the MES daily_yield table\n"
+    )
+    # A hook of the item's own words is kept, even beside instruction words it shares.
+    out = FileToolExecutor(fs, tools=TOOLS).execute(
+        REMEMBER,
+        {
+            "name": "user-role",
+            "description": "The user is the plant's QA lead",
+            "hook": "who the user is: QA lead",
+            "type": "user",
+        },
+    )
+    assert "Repaired" not in out and "who the user is: QA lead" in text(fs, "MEMORY.md")
 
 
 def test_a_platform_turn_tells_remember_the_platform_tools_names():
