@@ -132,6 +132,34 @@ def test_the_server_shows_an_edit_made_on_disk_on_the_next_page(
     assert "fixed by a person" in page and "note 3" not in page
 
 
+def test_a_started_server_has_read_every_memory_before_its_first_request(local: MemFS) -> None:
+    store = local.store
+    assert isinstance(store, CountingLocalStore)
+    store.reads.clear()
+    app = build_app(local, port=PORT)
+    assert store.reads == []  # building the app reads nothing; starting it does
+    with TestClient(app, base_url=BASE) as c:  # runs the lifespan: the server's start-up
+        assert sorted(store.reads) == ["MEMORY.md"] + [f"memory/n{i}.md" for i in range(5)]
+        store.reads.clear()
+        assert "note 3" in c.get("/").text
+        assert store.reads == []  # the first page reads no file
+
+
+def test_a_store_failing_at_start_up_is_reported_by_the_first_page(local: MemFS) -> None:
+    store = local.store
+    assert isinstance(store, CountingLocalStore)
+
+    def refuse(path: str) -> tuple[bytes, Hashable | None]:
+        raise PermissionError(13, "Permission denied", path)
+
+    store.read_versioned = refuse  # type: ignore[method-assign]
+    with TestClient(build_app(local, port=PORT), base_url=BASE) as c:  # it starts all the same
+        page = c.get("/")
+    assert page.status_code == 503
+    assert "Permission denied" in page.text and "memory/n0.md" in page.text
+    assert "Traceback" not in page.text
+
+
 def test_a_file_gone_between_the_listing_and_its_read_is_left_out(local: MemFS) -> None:
     class Ghostly(CountingLocalStore):
         def ls_versioned(self, path: str = "") -> dict[str, Hashable]:

@@ -13,16 +13,21 @@ rules the agent does. This module adds only what a web page needs on top:
   and every POST is refused (403), before MemFS would refuse it too.
 * **Paths**: only the memory area and the index are shown (:func:`views.memory_area_path`);
   confinement itself is MemFS's.
+* **Start-up**: the server reads and parses every memory once before it answers (the
+  application's lifespan), so no page request pays for the first read of 10,000 files.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import secrets
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+import anyio.to_thread
 import jinja2
 from markdown_it import MarkdownIt
 from memfs import (
@@ -309,6 +314,23 @@ async def _change_version(request: Request, action: str) -> Response:
     return _go("/history", path=rel)
 
 
+async def _store_failed(request: Request, exc: Exception) -> Response:
+    """A page the store could not serve (permission, credentials, an unreachable endpoint):
+    the storage failure in the words the CLI and MCP use, not a bare 500."""
+    b: Browser = request.app.state.browser
+    return b.problem(503, message(exc))
+
+
+@contextlib.asynccontextmanager
+async def _read_every_memory(app: Starlette) -> AsyncIterator[None]:
+    """Read and parse every memory before the first request, off the event loop. A store that
+    fails here fails again on the first page, which says so; the server starts either way."""
+    browser: Browser = app.state.browser
+    with contextlib.suppress(OSError, ValueError):
+        await anyio.to_thread.run_sync(browser.summaries.measured, browser.fs)
+    yield
+
+
 def build_app(fs: MemFS, *, read_only: bool = False, host: str = "127.0.0.1", port: int = 8767):
     """The browser for the workspace behind ``fs``, answering at ``host:port`` only."""
     browser = Browser(fs, read_only=read_only, host=host, port=port)
@@ -337,6 +359,11 @@ def build_app(fs: MemFS, *, read_only: bool = False, host: str = "127.0.0.1", po
         Route("/redact", redact, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=guard)])
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(BaseHTTPMiddleware, dispatch=guard)],
+        lifespan=_read_every_memory,
+        exception_handlers={OSError: _store_failed},
+    )
     app.state.browser = browser
     return app
