@@ -16,8 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
-from memfs.errors import PathConflictError, PreconditionFailedError
+from memfs.errors import (
+    PathConflictError,
+    PreconditionFailedError,
+    UpdateConflictError,
+    WriteConflictError,
+)
+
+T = TypeVar("T")
 
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 
@@ -77,3 +86,29 @@ def check_delete(path: str, current: bytes | None, expected_sha256: str | None) 
     actual = None if current is None else content_sha256(current)
     if actual != expected_sha256:
         raise PreconditionFailedError(path, expected_sha256, actual)
+
+
+def retrying(
+    round_: Callable[[], T],
+    *,
+    attempts: int,
+    on: type[WriteConflictError] = WriteConflictError,
+    backoff: Callable[[int], object] | None = None,
+) -> T:
+    """What ``round_()`` returns, repeated while it raises a conflict of type ``on`` (another
+    writer got in between its read and its write), at most ``attempts`` rounds, calling
+    ``backoff(attempt)`` between them; then :class:`~memfs.errors.UpdateConflictError` naming
+    the last conflict's path, raised from it. Each round must read afresh: that is what makes
+    repeating it right."""
+    if attempts < 1:
+        raise ValueError(f"attempts must be at least 1, got {attempts}.")
+    for attempt in range(1, attempts + 1):
+        try:
+            return round_()
+        except on as e:
+            last = e
+            if attempt < attempts and backoff is not None:
+                backoff(attempt)
+    raise UpdateConflictError(
+        last.path, last.expected_sha256, last.actual_sha256, attempts=attempts
+    ) from last

@@ -11,7 +11,8 @@ is written once, here:
   body sets the layout's date key to the change date from the clock, whatever date the caller
   wrote (a move, a copy or a change to the frontmatter alone keeps the date the file had): the
   filesystem, not the model, knows when a change happened; only a migration
-  (:meth:`MemFS.migrating`) keeps a store's own dates;
+  (:meth:`MemFS.migrating`) keeps a store's own dates. Those rules and the credential guard
+  are one :class:`~memfs.write_rules.WriteRules`, applied at every write path below;
 * ``read_only=True`` (or ``fs.read_only()``) refuses every mutation with
   ``PermissionError(errno.EROFS)`` — the mount workflow runs get;
 * every path is confined to the workspace (:mod:`memfs.paths`);
@@ -39,9 +40,8 @@ from fsspec.implementations.local import trailing_sep
 from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
 from fsspec.utils import other_paths
 
-from memfs import errors, staleness
-from memfs.conflicts import check_sha256, content_sha256
-from memfs.frontmatter_block import change_date, clamp_future_date, stamp_date
+from memfs import errors
+from memfs.conflicts import check_sha256, content_sha256, retrying
 from memfs.layout import PLATFORM, Layout
 from memfs.paths import WorkspacePath, normalize, parent
 from memfs.recorder import Recorder
@@ -56,6 +56,7 @@ from memfs.stores import (
 )
 from memfs.versions import NO_HISTORY, HistoryOptions
 from memfs.views import agent_view, strip_protocol, utc_today
+from memfs.write_rules import WriteRules
 
 Clock = Callable[[], dt.date]
 Change = Callable[[bytes | None], bytes]
@@ -79,14 +80,6 @@ no cap (the design leaves its size to the agent's curation)."""
 UNKNOWN_ACTOR = "unknown"
 """Who a version is attributed to when the surface that wrote it did not say
 (:meth:`MemFS.acting_as`)."""
-
-
-def check_credentials(rel: str, data: bytes) -> None:
-    """:func:`memfs.credentials.check_credentials`, imported at the first guarded write: a
-    reader (``memfs stats``, ``memfs grep``) never loads the credential engine."""
-    from memfs.credentials import check_credentials as check
-
-    check(rel, data)
 
 
 def _resolve_store(
@@ -202,6 +195,14 @@ class MemFS(AbstractFileSystem):
         self.history_options = opts.history
         self.actor = opts.actor
         self.recorder = Recorder(self.store, opts.history, opts.actor, read_only=opts.read_only)
+        self.rules = WriteRules(
+            opts.layout,
+            opts.clock or utc_today,
+            credential_guard=opts.credential_guard,
+            guarded_paths=opts.guarded_paths,
+            migrating=opts.migrating,
+            max_memory_file_bytes=opts.max_memory_file_bytes,
+        )
 
     def __repr__(self) -> str:
         flags = [
@@ -258,12 +259,8 @@ class MemFS(AbstractFileSystem):
         return self if extra == self.guarded_paths else self._sibling(guarded_paths=extra)
 
     def is_guarded(self, rel: str) -> bool:
-        """Whether a write to ``rel`` is checked for credentials: anything in the memory area
-        (any extension), the index, and the paths given to :meth:`guarding`."""
-        layout = self.layout
-        return self.credential_guard and (
-            layout.in_memory_area(rel) or layout.is_index(rel) or rel in self.guarded_paths
-        )
+        """Whether a write to ``rel`` is checked for credentials (:meth:`WriteRules.is_guarded`)."""
+        return self.rules.is_guarded(rel)
 
     def today(self) -> dt.date:
         return (self.clock or utc_today)()
@@ -324,47 +321,9 @@ class MemFS(AbstractFileSystem):
     # -- the one write path ------------------------------------------------------------------------
 
     def prepare_write(self, rel: str, data: bytes, *, dated_by: bytes | None = None) -> bytes:
-        """What will be stored for ``data`` written to ``rel``: reminders stripped, date stamped.
-
-        Every file of the memory area but the index that has frontmatter gets the trusted date
-        in its layout's date key (:meth:`~memfs.layout.Layout.date_key`): the date of this
-        change, or, when its body is the body of ``dated_by`` (the content it replaces, or the
-        file a move or copy takes it from), the date ``dated_by`` had
-        (:func:`~memfs.frontmatter_block.change_date`). A date the caller wrote is never kept;
-        a migration (:meth:`migrating`) keeps it, clamped to today. Memory files also lose a
-        reminder copied from a read.
-
-        A write to a guarded path (:meth:`is_guarded`) is refused with
-        :class:`~memfs.credentials.CredentialRefusedError` when its content or its name looks
-        like it holds a credential: those files are replayed into every later turn.
-        """
-        layout = self.layout
-        if self.is_guarded(rel):
-            check_credentials(rel, data)
-        if self._dates(rel):
-            if layout.is_memory_file(rel):
-                data = staleness.strip_reminders(data)  # only memory files are read with one
-            # Any file of the memory area with frontmatter (notes.txt too) gets the trusted
-            # date. Raises FrontmatterStampError (a ValueError saying how to fix it) rather than
-            # store a date the stamp cannot vouch for.
-            today = self.today()
-            if self.migrates:
-                return clamp_future_date(data, today, rel)
-            date = change_date(data, dated_by, today)
-            data = stamp_date(data, date, today, rel, date_key=layout.date_key)
-        return data
-
-    def _dates(self, rel: str) -> bool:
-        """Whether a write to ``rel`` is dated: a file of the memory area other than the index."""
-        return self.layout.in_memory_area(rel) and not self.layout.is_index(rel)
-
-    def _prepared(self, rel: str, data: bytes, dated_by: bytes | None) -> bytes:
-        """:meth:`prepare_write`, refusing a memory file over ``max_memory_file_bytes``."""
-        prepared = self.prepare_write(rel, data, dated_by=dated_by)
-        limit = self.max_memory_file_bytes
-        if limit is not None and len(prepared) > limit and self._dates(rel):
-            raise errors.MemoryFileTooLargeError(rel, len(prepared), limit, self.layout.index_path)
-        return prepared
+        """What will be stored for ``data`` written to ``rel``: the credential guard, reminders
+        stripped, the trusted date stamped (:meth:`memfs.write_rules.WriteRules.prepare`)."""
+        return self.rules.prepare(rel, data, dated_by)
 
     def _replaced(self, rel: str, expected_sha256: str) -> bytes | None:
         """The stored bytes of ``rel`` if they still hash to ``expected_sha256``: one read, for
@@ -412,19 +371,19 @@ class MemFS(AbstractFileSystem):
             raise errors.is_a_directory(rel)
         data = bytes(data)
         recorded = self.records(rel)
-        if dated_by is None and not create and not self.migrates and self._dates(rel):
+        if dated_by is None and not create and not self.migrates and self.rules.dates(rel):
             if expected_sha256 is not None:
                 dated_by = self._replaced(rel, expected_sha256)
             elif not recorded:
                 with contextlib.suppress(FileNotFoundError):
                     dated_by = self.store.read(rel)
         if not recorded:
-            prepared = self._prepared(rel, data, dated_by)
+            prepared = self.rules.prepared(rel, data, dated_by)
             self.store.write(rel, prepared, expected_sha256=expected_sha256, create=create)
             return prepared
         extra = {"restored_from": restored_from, "moved_from": moved_from}
         if create or expected_sha256 is not None:
-            prepared = self._prepared(rel, data, dated_by)
+            prepared = self.rules.prepared(rel, data, dated_by)
             parent = None if create else check_sha256(expected_sha256 or "")
             if parent == content_sha256(prepared):  # no change, so no version; the store
                 # still decides whether the file holds what the caller read
@@ -435,7 +394,7 @@ class MemFS(AbstractFileSystem):
         return self.recorder.write_blind(
             rel,
             # Dated against what it replaces: the read a versioned blind write makes anyway.
-            lambda current: self._prepared(
+            lambda current: self.rules.prepared(
                 rel, data, dated_by if dated_by is not None else current
             ),
             **extra,
@@ -462,35 +421,25 @@ class MemFS(AbstractFileSystem):
         stored. ``change`` may raise to abort (the text to replace is gone, say); it may be
         called several times. Returns the bytes stored, as :meth:`prepare_write` made them.
         """
-        if attempts < 1:
-            raise ValueError(f"attempts must be at least 1, got {attempts}.")
         self._check_writable(path, "edit")
         rng = rng or random.Random()
-        last: errors.WriteConflictError | None = None
-        for attempt in range(1, attempts + 1):
+
+        def round_() -> bytes:
             try:
                 current: bytes | None = self.store.read(self._rel(path))
             except FileNotFoundError:
                 current = None
             new = change(current)
-            try:
-                if current is None:
-                    return self.save(path, new, create=True)
-                return self.save(
-                    path,
-                    new,
-                    expected_sha256=content_sha256(current),
-                    replaced=current,
-                    dated_by=current,
-                )
-            except errors.WriteConflictError as e:
-                last = e
-                if attempt < attempts:
-                    sleep(rng.uniform(0, min(max_delay, base_delay * 2**attempt)))
-        assert last is not None
-        raise errors.UpdateConflictError(
-            last.path, last.expected_sha256, last.actual_sha256, attempts=attempts
-        ) from last
+            if current is None:
+                return self.save(path, new, create=True)
+            sha = content_sha256(current)
+            return self.save(path, new, expected_sha256=sha, replaced=current, dated_by=current)
+
+        return retrying(
+            round_,
+            attempts=attempts,
+            backoff=lambda n: sleep(rng.uniform(0, min(max_delay, base_delay * 2**n))),
+        )
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -658,19 +607,12 @@ class MemFS(AbstractFileSystem):
             self.makedirs(path2, exist_ok=True)
             return
         data = self.store.read(src)
-        self.save(path2, data, dated_by=self._dated_source(src, data))
-
-    def _dated_source(self, src: str, data: bytes) -> bytes | None:
-        """What a move or copy from ``src`` keeps the date of: the source itself when it lies in
-        the memory area (its date is the workspace's); a file from anywhere else is a new
-        memory, dated by the write."""
-        return data if self._dates(src) else None
+        self.save(path2, data, dated_by=self.rules.dated_source(src, data))
 
     def mkdir(self, path: str, create_parents: bool = True, **kwargs: Any) -> None:
         self._check_writable(path, "create directory")
         rel = self._rel(path)
-        if self.is_guarded(rel):
-            check_credentials(rel, b"")  # a name alone can carry a secret
+        self.rules.check_name(rel)  # a name alone can carry a secret
         if self.store.exists(rel):
             raise errors.already_exists(rel)
         if not create_parents and parent(rel) and not self.store.is_dir(parent(rel)):
@@ -680,8 +622,7 @@ class MemFS(AbstractFileSystem):
     def makedirs(self, path: str, exist_ok: bool = False) -> None:
         self._check_writable(path, "create directory")
         rel = self._rel(path)
-        if self.is_guarded(rel):
-            check_credentials(rel, b"")
+        self.rules.check_name(rel)
         if self.store.exists(rel):
             if exist_ok and self.store.is_dir(rel):
                 return
@@ -761,18 +702,11 @@ class MemFS(AbstractFileSystem):
         pairs = _copy_pairs(self, path1, path2, recursive, maxdepth)
         if not pairs and isinstance(path1, str) and self.isdir(path1):
             raise errors.is_a_directory(self._rel(path1))  # fsspec moves a tree only if recursive
-        dirs: list[str] = []
-        conflicts: list[errors.WriteConflictError] = []
-        for p1, p2 in pairs:
-            src, dst = self._rel(p1), self._rel(p2)
-            if self.store.is_dir(src):
-                self.makedirs(dst, exist_ok=True)
-                dirs.append(src)
-            elif (conflict := self._move_file(src, dst)) is not None:
-                conflicts.append(conflict)
-        _remove_emptied(self.store, dirs)
-        if conflicts:
-            raise conflicts[0]
+        rels = [(self._rel(p1), self._rel(p2)) for p1, p2 in pairs]
+        dirs = {src: dst for src, dst in rels if self.store.is_dir(src)}
+        for dst in dirs.values():
+            self.makedirs(dst, exist_ok=True)
+        self._move_files([(s, d) for s, d in rels if s not in dirs], list(dirs))
 
     def move(self, path1: str, path2: str, *, create: bool = False) -> None:
         """Move the file or directory tree ``path1`` to exactly ``path2``, losing no edit.
@@ -804,15 +738,16 @@ class MemFS(AbstractFileSystem):
             raise errors.move_into_itself(src, dst)
         if create and self.store.exists(dst):
             raise errors.PathConflictError(dst, None, None)
-        subdirs = _subdirs(self.store, src)
-        for d in [src, *subdirs]:
+        dirs = [src, *_subdirs(self.store, src)]
+        for d in dirs:
             self.makedirs(dst + d[len(src) :], exist_ok=True)
-        conflicts = [
-            c
-            for f in self.store.ls(src)
-            if (c := self._move_file(f, dst + f[len(src) :])) is not None
-        ]
-        _remove_emptied(self.store, [src, *subdirs])
+        self._move_files([(f, dst + f[len(src) :]) for f in self.store.ls(src)], dirs)
+
+    def _move_files(self, pairs: list[tuple[str, str]], emptied: list[str]) -> None:
+        """:meth:`_move_file` of each ``(src, dst)``, then the directories ``emptied`` removed
+        where they were left empty; the first conflict is raised once the rest have moved."""
+        conflicts = [c for src, dst in pairs if (c := self._move_file(src, dst)) is not None]
+        _remove_emptied(self.store, emptied)
         if conflicts:
             raise conflicts[0]
 
@@ -826,21 +761,20 @@ class MemFS(AbstractFileSystem):
         (:func:`~memfs.errors.move_destination_exists`, nothing moved), or a source changed
         after its copy (:class:`~memfs.errors.MoveConflictError`, both files kept). ``src``
         and ``dst`` differ (:meth:`move` returns first when they do not)."""
-        for _ in range(DEFAULT_ATTEMPTS):
-            data = self.store.read(src)
-            try:
-                return self._move_read(src, dst, data)
-            except errors.PreconditionFailedError:
-                continue  # the source changed since this read, so nothing moved: read again
-        raise errors.UpdateConflictError(src, None, None, attempts=DEFAULT_ATTEMPTS)
+        # A source changed since its read moved nothing: read it again.
+        return retrying(
+            lambda: self._move_read(src, dst, self.store.read(src)),
+            attempts=DEFAULT_ATTEMPTS,
+            on=errors.PreconditionFailedError,
+        )
 
     def _move_read(self, src: str, dst: str, data: bytes) -> errors.WriteConflictError | None:
         """:meth:`_move_file` of ``src`` holding ``data`` (as read)."""
         sha = content_sha256(data)
-        dated_by = self._dated_source(src, data)
+        dated_by = self.rules.dated_source(src, data)
         from_recorded, to_recorded = self.records(src), self.records(dst)
         try:
-            if self._prepared(dst, data, dated_by) == data:
+            if self.rules.prepared(dst, data, dated_by) == data:
                 if from_recorded or to_recorded:
                     self.recorder.move(src, dst, data, from_recorded, to_recorded)
                 else:

@@ -26,6 +26,7 @@ BELOW_THE_FILESYSTEM = (
     "memfs.tags",
     "memfs.versions",
     "memfs.views",
+    "memfs.write_rules",
 )
 """Modules the filesystem is built on: none of them may import it, not even for type checking."""
 

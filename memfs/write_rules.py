@@ -1,0 +1,108 @@
+"""The rules every write to one workspace obeys, in one place.
+
+:class:`WriteRules` decides what is stored for the bytes a caller writes: the credential guard
+(memory, the index and the paths an app injects into every turn), a reminder copied from a read
+stripped from a memory file, the trusted date stamped into a memory's frontmatter (or, in a
+migration, a store's own date kept and a future one clamped), and the size limit of a memory
+file. :class:`~memfs.filesystem.MemFS` holds one (``fs.rules``) and applies it at each of its
+write paths, so every surface (the file tools, the CLI, MCP, the Anthropic tool, the browser)
+gets the same rules from the filesystem; nothing else stamps, strips or guards.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memfs import errors, staleness
+from memfs.frontmatter_block import change_date, clamp_future_date, stamp_date
+from memfs.layout import Layout
+
+
+def check_credentials(rel: str, data: bytes) -> None:
+    """:func:`memfs.credentials.check_credentials`, imported at the first guarded write: a
+    reader (``memfs stats``, ``memfs grep``) never loads the credential engine."""
+    from memfs.credentials import check_credentials as check
+
+    check(rel, data)
+
+
+@dataclass(frozen=True)
+class WriteRules:
+    """What a write to ``layout``'s workspace must satisfy and how its bytes are prepared.
+
+    ``credential_guard`` turns the guard on for the memory area, the index and
+    ``guarded_paths``; ``migrating`` keeps a date the bytes hold (only a future one becomes
+    today); ``max_memory_file_bytes`` caps a memory file (None: no cap); ``today`` is the
+    clock every date comes from.
+    """
+
+    layout: Layout
+    today: Callable[[], dt.date]
+    credential_guard: bool = True
+    guarded_paths: frozenset[str] = frozenset()
+    migrating: bool = False
+    max_memory_file_bytes: int | None = None
+
+    def is_guarded(self, rel: str) -> bool:
+        """Whether a write to ``rel`` is checked for credentials: anything in the memory area
+        (any extension), the index, and ``guarded_paths``."""
+        layout = self.layout
+        return self.credential_guard and (
+            layout.in_memory_area(rel) or layout.is_index(rel) or rel in self.guarded_paths
+        )
+
+    def check_name(self, rel: str) -> None:
+        """Refuse a directory ``rel`` whose name alone looks like it holds a credential."""
+        if self.is_guarded(rel):
+            check_credentials(rel, b"")
+
+    def dates(self, rel: str) -> bool:
+        """Whether a write to ``rel`` is dated: a file of the memory area other than the index."""
+        return self.layout.in_memory_area(rel) and not self.layout.is_index(rel)
+
+    def dated_source(self, src: str, data: bytes) -> bytes | None:
+        """What a move or copy from ``src`` keeps the date of: the source itself when it lies in
+        the memory area (its date is the workspace's); a file from anywhere else is a new
+        memory, dated by the write."""
+        return data if self.dates(src) else None
+
+    def prepare(self, rel: str, data: bytes, dated_by: bytes | None = None) -> bytes:
+        """What will be stored for ``data`` written to ``rel``: reminders stripped, date stamped.
+
+        Every file of the memory area but the index that has frontmatter gets the trusted date
+        in its layout's date key (:meth:`~memfs.layout.Layout.date_key`): the date of this
+        change, or, when its body is the body of ``dated_by`` (the content it replaces, or the
+        file a move or copy takes it from), the date ``dated_by`` had
+        (:func:`~memfs.frontmatter_block.change_date`). A date the caller wrote is never kept;
+        a migration keeps it, clamped to today. Memory files also lose a reminder copied from
+        a read.
+
+        A write to a guarded path (:meth:`is_guarded`) is refused with
+        :class:`~memfs.credentials.CredentialRefusedError` when its content or its name looks
+        like it holds a credential: those files are replayed into every later turn.
+        """
+        layout = self.layout
+        if self.is_guarded(rel):
+            check_credentials(rel, data)
+        if self.dates(rel):
+            if layout.is_memory_file(rel):
+                data = staleness.strip_reminders(data)  # only memory files are read with one
+            # Any file of the memory area with frontmatter (notes.txt too) gets the trusted
+            # date. Raises FrontmatterStampError (a ValueError saying how to fix it) rather than
+            # store a date the stamp cannot vouch for.
+            today = self.today()
+            if self.migrating:
+                return clamp_future_date(data, today, rel)
+            date = change_date(data, dated_by, today)
+            data = stamp_date(data, date, today, rel, date_key=layout.date_key)
+        return data
+
+    def prepared(self, rel: str, data: bytes, dated_by: bytes | None) -> bytes:
+        """:meth:`prepare`, refusing a memory file over ``max_memory_file_bytes``."""
+        prepared = self.prepare(rel, data, dated_by)
+        limit = self.max_memory_file_bytes
+        if limit is not None and len(prepared) > limit and self.dates(rel):
+            raise errors.MemoryFileTooLargeError(rel, len(prepared), limit, self.layout.index_path)
+        return prepared
