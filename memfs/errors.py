@@ -501,15 +501,26 @@ class FrontmatterStampError(ValueError):
     stamp and how to write it instead.
     """
 
-    def __init__(self, path: str, why: str, today: dt.date) -> None:
-        self.path, self.why = path, why
+    def __init__(
+        self,
+        path: str,
+        why: str,
+        today: dt.date,
+        *,
+        key: str = "metadata.recorded",
+        value: str | None = None,
+    ) -> None:
+        self.path, self.why, self.key = path, why, key
         shown = repr(path) if path else "the memory file"
+        parent, _, name = key.rpartition(".")
+        date = f"{name}: {value or today.isoformat()}"
+        block = "metadata:\n  type: ..."
+        fields = f"{block}\n  {date}" if parent == "metadata" else f"{date}\n{block}"
         super().__init__(
             f"Refused to write {shown}: {why}. Nothing was written. A memory file's date is "
-            "metadata.recorded, which the workspace sets on every write so that the staleness "
+            f"{key}, which the workspace sets on every write so that the staleness "
             "reminder can be trusted; write the frontmatter as plain YAML lines, with metadata "
-            f"as a block:\n---\nname: ...\ndescription: ...\nmetadata:\n  type: ...\n"
-            f"  recorded: {today.isoformat()}\n---"
+            f"as a block:\n---\nname: ...\ndescription: ...\n{fields}\n---"
         )
 
 

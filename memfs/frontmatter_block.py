@@ -671,24 +671,28 @@ def stamp_date(
     one: frontmatter that is not UTF-8, that no reader can fully use, or that the stamp cannot
     edit. Without a date claim such a file is stored as written (it has no date, so no reminder).
     """
-    return _stamp_bytes(raw, path, today, _change_plan(date, date_key))
+    return _stamp_bytes(raw, path, today, _change_plan(date, date_key), date_key(()))
 
 
 def stamp_recorded(raw: bytes, today: dt.date, path: str = "") -> bytes:
     """:func:`stamp_date` of a change made ``today``, in the platform layout."""
-    return _stamp_bytes(raw, path, today, _change_plan(today, _recorded_key))
+    return _stamp_bytes(raw, path, today, _change_plan(today, _recorded_key), RECORDED)
 
 
-def clamp_future_date(raw: bytes, today: dt.date, path: str = "") -> bytes:
+def clamp_future_date(
+    raw: bytes, today: dt.date, path: str = "", *, date_key: DateKey = _recorded_key
+) -> bytes:
     """What a migration stores: the file's own date kept, a date after ``today`` made ``today``.
 
     Byte for byte when the date the reader takes first is not in the future (or there is none).
-    Raises :class:`FrontmatterStampError` when that date is in the future and cannot be edited.
+    Raises :class:`FrontmatterStampError` when that date is in the future and cannot be edited
+    (saying how to write ``date_key``'s key, the layout's).
     """
-    return _stamp_bytes(raw, path, today, _clamp_plan(today))
+    return _stamp_bytes(raw, path, today, _clamp_plan(today), date_key(()))
 
 
-def _stamp_bytes(raw: bytes, path: str, today: dt.date, plan: _Plan) -> bytes:
+def _stamp_bytes(raw: bytes, path: str, today: dt.date, plan: _Plan, key: str) -> bytes:
+    """``raw`` stamped by ``plan``; a refusal shows how to write ``key`` (the layout's date key)."""
     m = _OPEN_BYTES.match(raw)
     close = _CLOSE_BYTES.search(raw, m.end()) if m else None
     if m is None or close is None:
@@ -705,6 +709,8 @@ def _stamp_bytes(raw: bytes, path: str, today: dt.date, plan: _Plan) -> bytes:
             f"its frontmatter is not UTF-8 text (byte 0x{head_bytes[e.start]:02X} on line "
             f"{line}), so its date cannot be read; save the frontmatter as UTF-8",
             today,
+            key=key,
+            value=date_text(key, today),
         ) from None
     try:
         stamped = _stamped(head, today, plan)
@@ -712,7 +718,8 @@ def _stamp_bytes(raw: bytes, path: str, today: dt.date, plan: _Plan) -> bytes:
         if not claims_date(head):
             return raw
         why = str(e) if isinstance(e, _CannotStamp) else "its frontmatter could not be edited"
-        raise FrontmatterStampError(path, why, today) from None
+        shown = date_text(key, today)
+        raise FrontmatterStampError(path, why, today, key=key, value=shown) from None
     return raw if stamped is head else stamped.encode("utf-8") + raw[close.end() :]
 
 

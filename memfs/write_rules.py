@@ -94,7 +94,7 @@ class WriteRules:
             # store a date the stamp cannot vouch for.
             today = self.today()
             if self.migrating:
-                return clamp_future_date(data, today, rel)
+                return clamp_future_date(data, today, rel, date_key=layout.date_key)
             date = change_date(data, dated_by, today)
             data = stamp_date(data, date, today, rel, date_key=layout.date_key)
         return data

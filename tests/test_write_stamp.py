@@ -25,6 +25,7 @@ from memfs.frontmatter_block import (
     stamp_recorded,
     with_recorded,
 )
+from memfs.layout import Layout
 from memfs.staleness import decorate, reminder_text
 from memfs.tools import FileToolExecutor
 
@@ -263,3 +264,16 @@ def test_no_write_keeps_a_date_the_workspace_did_not_vouch_for(
         assert date == TODAY  # never a date the writer gave
     # Stamping again changes nothing.
     assert stamp_recorded(stored, TODAY) == stored
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_a_refusal_in_a_claude_code_store_shows_that_layouts_date_key(name: str) -> None:
+    layout = Layout.claude_code(".claude/memory")
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY, credential_guard=False, layout=layout)
+    with pytest.raises(FrontmatterStampError) as caught:
+        fs.pipe_file(".claude/memory/a.md", _file(REFUSED[name]))
+    message = str(caught.value)
+    assert "A memory file's date is metadata.modified," in message
+    assert "metadata:\n  type: ...\n  modified: 2026-12-01T00:00:00.000Z\n---" in message
+    assert "recorded" not in message.split("Nothing was written.")[1]
+    assert not fs.exists(".claude/memory/a.md")
