@@ -65,6 +65,11 @@ STAMPED = {
     "explicit tag": f"metadata:\n  recorded: !!str {FUTURE}\n",
     "comment after it": f"metadata:\n  # when\n  recorded: {FUTURE} # trust me\n  type: user\n",
     "not YAML elsewhere": f"description: Cover letter: NYC\nmetadata:\n  recorded: {FUTURE}\n",
+    # A value continued on the next line: the continuation is part of the old value, so it goes.
+    "value continued": f"name: x\nmetadata:\n  recorded: {FUTURE}\n    continued\n  type: user\n",
+    "continued, not YAML elsewhere": (
+        f"description: Cover letter: NYC\nmetadata:\n  recorded: {FUTURE}\n   more\n  type: user\n"
+    ),
     "null metadata": "metadata: ~\nname: x\n",
 }
 REFUSED = {
