@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import random
 import zlib
 from collections import defaultdict
@@ -259,7 +260,13 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now(dt.UTC).date().isoformat()
     path = out / f"credentials-peers-{stamp}.json"
-    written = {
+    written: dict[str, Any] = {
+        "command": "python -m benchmarks.bench_peer_credentials"
+        + (f" --sample {args.sample}" if args.sample else ""),
+        "load_average": os.getloadavg()[0],
+        "corpus": json.loads((CORPUS / "peers-summary.json").read_text("utf-8")),
+    }
+    written |= {
         name: {k: v for k, v in report.items() if k != "misses"} for name, report in reports.items()
     }
     path.write_text(json.dumps(written, indent=2) + "\n", "utf-8")

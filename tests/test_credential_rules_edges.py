@@ -1,6 +1,7 @@
 """Credential detection (memfs.credentials) at the edges of its rules: disguises whose trigger
 is present but whose full rule is not, text whose lowering changes its length, a label with no
-value within reach, code after a login word, and the value tests' plain cases."""
+value within reach, code after a login word, the value tests' plain cases, fillers typed in
+order, names that call a value fake, user:password pairs and host:port values."""
 
 from __future__ import annotations
 
@@ -46,3 +47,49 @@ def test_value_rules_plain_cases() -> None:
     assert typed_secret("4711#0815") is False  # no letter: a number with a symbol
     assert typed_secret("UserForm2", strong=True) is False  # an identifier
     assert typed_secret("Us3r-F0rm!x", strong=True) is True
+
+
+def test_fillers_typed_in_order_are_placeholders_and_drawn_keys_are_not() -> None:
+    from memfs.credentials.values import is_placeholder
+
+    for filler in (
+        "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6",  # hex-like filler, letters and digits in turn
+        "SHPSS_A1B2C3D4E5F6A7B8C9D0E1F2A3B4C5D6",
+        "abcxyz123",  # nothing but runs of three
+        "abc123def456ghi789jkl012mno345",
+        "AKIAIOSFODNN7SECRETS",  # AWS's documentation key, varied
+        "mypassword",
+    ):
+        assert is_placeholder(filler), filler
+    for key in (
+        "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",  # mixed case: not the one-case filler
+        "1opov9oy6ycsi675cyj2gp3jkjt8pw7d",
+        "g8wjz4xjtdaoswrmbl2ypcu0neq4cvr4",
+        "abcdqwer",  # one run of four, then letters out of order
+    ):
+        assert not is_placeholder(key), key
+
+
+def test_a_value_whose_own_name_calls_it_fake_is_not_refused() -> None:
+    key = "sk-proj-" + "mpjtr05CFsJqs4TAeKlCT3BlbkFJsh1KtN0SUjTPeJiagE8K"
+    for name in ("BAD_KEY=", 'nonMatchingToken := "', "fakeApiKey: ", "mock_token = "):
+        assert find_credentials(name + key) == [], name
+    for text in (f"OPENAI_API_KEY={key}", f"a bad idea: {key}", f"badge_token = {key}"):
+        assert find_credentials(text), text
+
+
+def test_a_one_case_value_starting_with_1_is_a_key_not_a_bitcoin_address() -> None:
+    assert find_credentials("The yousign token is 1opov9oy6ycsi675cyj2gp3jkjt8pw7d")
+    assert not find_credentials("The wallet address is 1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2")
+
+
+def test_a_user_and_password_pair_after_a_credential_word_is_refused() -> None:
+    (finding,) = find_credentials("the curl key is roger23@gmail.com:pQ9wTxu4Fg for the job")
+    assert finding.preview.startswith("roge")
+    assert find_credentials("token: redis:Summer2024!")
+    assert not find_credentials("the key: std::string")
+
+
+def test_a_host_and_port_after_a_credential_word_is_no_secret() -> None:
+    assert not find_credentials("the api key is localhost:8080")
+    assert not find_credentials("the api key is db.internal:5432")

@@ -16,6 +16,7 @@ from memfs.credentials.labels import (
     find_unlock_phrases,
 )
 from memfs.credentials.normalize import normalize
+from memfs.credentials.values import named_as_fake
 from memfs.errors import CredentialRefusedError
 
 
@@ -113,6 +114,8 @@ def _scan_as_written(
     for start, _, end, kind in found:
         if start < last_end:
             continue  # the same secret matched by a second, more generic rule
+        if named_as_fake(t[t.rfind("\n", 0, start) + 1 : start]):
+            continue  # whatever rule found it, its own name says it is a stand-in
         o_start, o_end = norm.original(start), norm.original(end)
         out.append(
             Finding(

@@ -357,10 +357,19 @@ def _accept(
         return False
     if family == "generic":
         # After "token is" / "key:" a short key (12+) counts; after a bare space only a long one.
-        return _generated(value, min_len=20 if weak else 12, min_entropy=3.5 if weak else 3.3)
-    if family == "key" and _generated(value, min_len=12):
+        return _generated(value, min_len=20 if weak else 12, min_entropy=3.5 if weak else 3.3) or (
+            not weak and _user_and_password(value)
+        )
+    if family == "key" and (_generated(value, min_len=12) or _user_and_password(value)):
         return True
     return typed_secret(value, strong=weak)
+
+
+def _user_and_password(value: str) -> bool:
+    """A ``user:password`` pair given as the credential (``roger23@gmail.com:pQ9wTxu4Fg``,
+    curl's ``-u``): a user name or address, then a typed password."""
+    m = re.fullmatch(r"([A-Za-z_][\w.+-]*(?:@[\w-]+(?:\.[\w-]+)+)?):([^:\s]+)", value)
+    return m is not None and typed_secret(m.group(2), strong=True)
 
 
 @cache

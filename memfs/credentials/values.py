@@ -42,8 +42,9 @@ _PLACEHOLDER = r"""^(?:
         |changeme|replace[-_ ]?(?:me|with)
         |your[-_]?(?:own[-_]?)?(?:api[-_]?)?(?:key|token|secret|password|pass)
         |dummy|fake|notreal|not[-_]a[-_]real).*
-  | (?:none|null|nil|empty|n/?a|tbd|todo|unset|unknown|hidden|masked|omitted|secret|password
-      |passwd|pass|pwd|token|key|apikey|api_key|value|string|required|optional|true|false
+  | .*(?:IOSFODNN7|wJalrXUtnFEMI).*                # AWS's documentation key pair, varied
+  | (?:my[-_]?)?(?:none|null|nil|empty|n/?a|tbd|todo|unset|unknown|hidden|masked|omitted
+      |secret|password|passwd|pass|pwd|token|key|apikey|api_key|value|string|required|optional|true|false
       |yes|no|see|stored|kept|in|from|via|set|env|same|below|above|here|there)
 )$"""
 
@@ -78,15 +79,44 @@ def _one_character_filler(value: str) -> bool:
 
 
 def _typed_in_order(value: str) -> bool:
-    """A run of eight letters or digits in alphabet order, up or down (``…3456789…``)."""
+    """Eight letters or digits in alphabet order, up or down (``…3456789…``), also when
+    letters take turns with them in one case (``a1b2c3d4e5f6a7b8…``, ``sq0atp-812e…45678901``:
+    hex-like filler), or a value typed as nothing but such runs of three or more
+    (``abcxyz123``, ``abc123def456…``)."""
     v = value.lower()
+    if _in_order_run(v, 8) or _only_runs(v):
+        return True
+    if value not in (v, value.upper()):
+        return False
+    digits = "".join(c for c in v if c.isdigit())
+    letters = "".join(c for c in v if c.isalpha())
+    return _in_order_run(digits, 8) or _in_order_run(letters, 8)
+
+
+def _only_runs(v: str) -> bool:
+    """Whether ``v`` (six characters or more) is wholly runs of three or more in order."""
+    if len(v) < 6 or not v.isalnum():
+        return False
+    run = 1
+    for a, b in itertools.pairwise(v):
+        same = (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
+        if same and ord(b) - ord(a) == 1:
+            run += 1
+        elif run < 3:
+            return False
+        else:
+            run = 1
+    return run >= 3
+
+
+def _in_order_run(v: str, length: int) -> bool:
     run, last = 0, 0
     for a, b in itertools.pairwise(v):
         d = ord(b) - ord(a)
         same = (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
         if same and d in (1, -1) and (run == 0 or d == last):
             run, last = run + 1, d
-            if run >= 7:
+            if run >= length - 1:
                 return True
         else:
             run = 0
@@ -112,7 +142,11 @@ _HEX = r"[0-9a-fA-F]+"
 _UUID = r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
 _BASE58 = r"[1-9A-HJ-NP-Za-km-z]+"
 _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"
-_BTC = r"(?:[13][1-9A-HJ-NP-Za-km-z]{25,34}|bc1[02-9ac-hj-np-z]{11,71}|tb1[02-9ac-hj-np-z]{11,71})"
+# a legacy address is base58check, so both cases: a one-case "1opov9oy6ycs…" is a key
+_BTC = (
+    r"(?:[13](?=[^A-Z\s]*[A-Z])(?=[^a-z\s]*[a-z])[1-9A-HJ-NP-Za-km-z]{25,34}"
+    r"|bc1[02-9ac-hj-np-z]{11,71}|tb1[02-9ac-hj-np-z]{11,71})"
+)
 _CID = r"(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{50,})"
 _NUMBER = r"[-+]?[\d,._]*\d(?:[eE][-+]?\d+)?%?"
 _DATE = (
@@ -121,6 +155,7 @@ _DATE = (
 )
 _VERSION = r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.\-+]*)?|v\d+"
 _IP = r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:/\d+)?"
+_HOST_PORT = r"(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}"
 _URL = r"(?i)[a-z][a-z0-9+.\-]*://[^\s]*"
 _EMAIL = r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
 _ENV_NAME = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
@@ -156,7 +191,19 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
         return not labelled  # a transaction or block hash, unless given as a private key
     if _re(_DIGEST_PREFIX).search(context[-24:]) or _re(_DIGEST_VALUE).match(v):
         return True
-    for pattern in (_NUMBER, _DATE, _VERSION, _IP, _EMAIL, _ENV_NAME, _FILE, _CID, _BTC, _ARN):
+    for pattern in (
+        _NUMBER,
+        _DATE,
+        _VERSION,
+        _IP,
+        _HOST_PORT,
+        _EMAIL,
+        _ENV_NAME,
+        _FILE,
+        _CID,
+        _BTC,
+        _ARN,
+    ):
         if _re(pattern).fullmatch(v):
             return True
     if _re(_URL).fullmatch(v) and not _re(r"://[^/\s:@]+:[^/\s@]+@").search(v):
@@ -298,6 +345,27 @@ def passphrase(value: str) -> bool:
     if not 4 <= len(words) <= 8 or len(set(_re(r"[ .\-_]").findall(value))) != 1:
         return False
     return all(_re(r"[a-z]{3,10}").fullmatch(w) is not None and w not in _STOPWORDS for w in words)
+
+
+_FAKE_WORDS = frozenset(("fake", "dummy", "mock", "bogus", "invalid", "bad", "wrong", "fixture"))
+
+
+def named_as_fake(before: str) -> bool:
+    """Whether the name a value is assigned to says it is not real: ``fakeToken = …``,
+    ``BAD_KEY=…``, ``nonMatchingToken := "…"`` (test fixtures, and notes about them).
+
+    ``before`` is the line up to the value; only the identifier right before an assignment
+    counts, so prose ("a bad idea: the key is …") does not excuse a key.
+    """
+    m = _re(r"([A-Za-z_][\w.-]*)[ \t]*(?::=|=|:)[ \t]*[\"'`]?$").search(before[-80:])
+    if m is None:
+        return False
+    name = m.group(1)
+    words = _re(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+").findall(name)
+    lowered = [w.lower() for w in words]
+    if any(w in _FAKE_WORDS for w in lowered):
+        return True
+    return any(a == "non" and b == "matching" for a, b in itertools.pairwise(lowered))
 
 
 def typed_secret(value: str, *, strong: bool = False) -> bool:
