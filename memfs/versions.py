@@ -509,17 +509,11 @@ def record_keys(store: ConditionalFileStore, path: str | None = None) -> list[st
 
 
 def read_record(store: ConditionalFileStore, key: str) -> VersionRecord | None:
-    """The record at ``key``, or None when it is gone or is not a record memfs wrote."""
-    got = read_stored(store, key)
-    return None if got is None else got[0]
-
-
-def read_stored(store: ConditionalFileStore, key: str) -> tuple[VersionRecord, str | None] | None:
-    """:func:`parse_stored` of the record at ``key`` (loose, else packed), or None when it is
-    gone or is not a record memfs wrote."""
+    """The record at ``key`` (loose, else packed), or None when it is gone or is not a
+    record memfs wrote."""
     data = stored_record(store, key)
     try:
-        return None if data is None else parse_stored(data)
+        return None if data is None else parse_stored(data)[0]
     except ValueError:
         return None
 
@@ -692,10 +686,10 @@ def pack_records(store: ConditionalFileStore, path: str, loose: Sequence[str]) -
         for k, data in held.items():
             try:
                 store.delete(k, expected_sha256=content_sha256(data))
-            except FileNotFoundError:
-                pass  # another packer moved it (it is packed), or it was pruned
-            except PreconditionFailedError:
-                pending.append(k)  # rewritten since it was read (a redaction): pack it again
+            except (FileNotFoundError, PreconditionFailedError):
+                # rewritten since it was read (a redaction): packed again next round; gone
+                # (another packer moved it, or it was pruned): that round finds nothing
+                pending.append(k)
                 continue
             moved.append(k)
         if not pending:

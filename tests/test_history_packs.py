@@ -32,9 +32,10 @@ if BUCKET:
 PATH = "memory/role.md"
 
 
-def mount(store: Any, *, pack_after: int, **options: Any) -> MemFS:
-    """A workspace keeping every version unless told otherwise, ids from a counter."""
-    counter = itertools.count(1)
+def mount(store: Any, *, pack_after: int, pod: int = 0, **options: Any) -> MemFS:
+    """A workspace keeping every version unless told otherwise, ids from a counter (each
+    ``pod`` its own)."""
+    counter = itertools.count(pod << 32 | 1)
     opts = HistoryOptions(
         now=Clock(),
         new_id=lambda: f"{next(counter):012x}",
@@ -177,7 +178,7 @@ def test_a_pack_cut_short_lists_what_is_missing(store: Any, tmp_path: Path) -> N
 def test_a_pack_with_a_damaged_header_is_listed_and_its_records_still_read(
     store: Any, tmp_path: Path
 ) -> None:
-    fs, data, keys = _packed(store)
+    fs, data, _ = _packed(store)
     _put(store, tmp_path, pack_of(store), b"garbage" + data[data.index(b"\n") :])
     log = History(fs).log(PATH)
     assert [(d.key, "not a memfs pack" in d.reason) for d in log.damaged] == [
@@ -199,9 +200,7 @@ def test_a_foreign_record_inside_a_pack_is_listed_as_damaged(store: Any, tmp_pat
     assert len(log.versions) == 11
 
 
-def test_packed_content_that_does_not_match_its_hash_is_refused(
-    store: Any, tmp_path: Path
-) -> None:
+def test_packed_content_that_does_not_match_its_hash_is_refused(store: Any, tmp_path: Path) -> None:
     fs, _, keys = _packed(store)
     pack = versions.read_pack(store, pack_of(store))
     raw = json.loads(pack.entries[keys[1]])
@@ -391,3 +390,108 @@ def test_a_local_store_holds_a_packed_history_in_few_files(tmp_path: Path) -> No
     write(fs, 50)
     files = list((tmp_path / "ws" / versions.RECORDS_DIR).rglob("*"))
     assert len([f for f in files if f.is_file()]) <= 9
+
+
+# -- the edges -----------------------------------------------------------------------------------
+
+
+def test_another_pod_finds_the_content_it_replaces_in_the_pack(store: Any) -> None:
+    fs = mount(store, pack_after=4)
+    write(fs, 5)  # the fifth change packed all five
+    assert versions.list_records(store, PATH).loose == []
+    mount(store, pack_after=4, pod=1).pipe_file(PATH, body(5))  # a pod that wrote none of them
+    ops = [op for _, op, _ in summary(fs)]
+    assert ops == ["created", *["modified"] * 5]  # no unrecorded copy of what it replaced
+
+
+def test_a_record_memfs_did_not_write_in_a_pack_is_passed_over(store: Any) -> None:
+    fs = mount(store, pack_after=4)
+    write(fs, 5)
+    pack = versions.read_pack(store, pack_of(store))
+    newest = max(pack.entries)
+    planted = newest.replace(newest.rpartition("-")[2], "ffffffffffff.json")
+    store.write(pack_of(store), versions.encode_pack({**pack.entries, planted: b"not json"}))
+    mount(store, pack_after=4, pod=1).pipe_file(PATH, body(5))
+    log = History(fs).log(PATH)
+    assert [op for _, op, _ in summary(fs)] == ["created", *["modified"] * 5]
+    assert [d.key for d in log.damaged] == [planted] and "not JSON" in log.damaged[0].reason
+
+
+def test_a_version_read_by_another_history_is_shown_from_the_pack(store: Any) -> None:
+    fs = mount(store, pack_after=4)
+    write(fs, 6)
+    first = History(fs).log(PATH).versions[0]
+    assert History(fs).content(first) == body(0)
+
+
+def test_a_record_that_is_not_one_line_of_ascii_is_packed_as_base64(
+    store: Any, tmp_path: Path
+) -> None:
+    fs = mount(store, pack_after=0)
+    write(fs, 3)
+    odd = versions.record_key(PATH, Clock()(), "eeeeeeeeeeee")
+    store.write(odd, b"\xff not\na record")
+    loose = versions.list_records(store, PATH).loose
+    versions.pack_records(store, PATH, loose)
+    data = store.read(pack_of(store))
+    assert b"\xff" not in data and versions.read_pack(store, pack_of(store)).entries[odd] == (
+        b"\xff not\na record"
+    )
+    log = History(fs).log(PATH)
+    assert [d.key for d in log.damaged] == [odd] and len(log.versions) == 3
+    # its base64 damaged: still listed, by its key
+    _put(store, tmp_path, pack_of(store), data.replace(b" =", b" =!"))
+    assert [d.key for d in History(fs).log(PATH).damaged] == [odd]
+
+
+def test_a_pack_whose_records_are_all_pruned_is_removed(store: Any) -> None:
+    fs = mount(store, pack_after=3)
+    write(fs, 4)  # the fourth change packed all four
+    write(fs, 1, start=4)
+    assert len(versions.list_records(store, PATH).loose) == 1
+    assert History(fs).gc(Retention(keep=1), baseline=False).records_deleted == 4
+    assert versions.list_records(store, PATH).packs == []
+    assert [History(fs).content(v) for v in History(fs).log(PATH).versions] == [body(4)]
+
+
+def test_a_redaction_that_keeps_losing_the_pack_to_other_pods_says_run_again(store: Any) -> None:
+    fs = mount(store, pack_after=4)
+    write(fs, 8)
+    version = History(fs).log(PATH).versions[1].id
+    rewrites = [0]
+
+    class Busy:
+        """Another pod rewrites the pack before each of this one's writes of it."""
+
+        conditional_writes = True
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(store, name)
+
+        def write(self, path: str, data: bytes, **kwargs: Any) -> None:
+            if path == pack_of(store):
+                rewrites[0] += 1
+                pack = versions.read_pack(store, path)
+                again = versions.encode_pack(pack.entries, [b"# rewrite %d" % rewrites[0]])
+                store.write(path, again, expected_sha256=pack.sha)
+            store.write(path, data, **kwargs)
+
+    busy = MemFS(Busy(), clock=lambda: TODAY, history=fs.history_options, actor="tester")
+    with pytest.raises(VersionError) as info:
+        History(busy).redact(PATH, version)
+    assert str(info.value).endswith("changed meanwhile; run the command again.")
+    assert rewrites[0] == versions.PACK_ATTEMPTS
+
+
+def test_rewriting_a_record_that_is_nowhere_says_so() -> None:
+    key = versions.record_key(PATH, Clock()(), "dddddddddddd")
+    with pytest.raises(FileNotFoundError):
+        versions.rewrite_record(InMemoryFileStore(), key, lambda old: old)
+
+
+def test_a_damaged_loose_record_is_passed_over_by_another_pods_change(store: Any) -> None:
+    fs = mount(store, pack_after=4)
+    write(fs, 5)
+    store.write(versions.record_key(PATH, Clock()(), "cccccccccccc"), b"{cut")
+    mount(store, pack_after=4, pod=1).pipe_file(PATH, body(5))
+    assert [op for _, op, _ in summary(fs)] == ["created", *["modified"] * 5]
