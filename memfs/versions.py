@@ -721,14 +721,11 @@ def delete_records(
 
 
 def rewrite_record(store: ConditionalFileStore, key: str, new: Callable[[bytes], bytes]) -> None:
-    """Store ``new(old)`` over the record ``key``, loose and packed copies alike, each
-    conditional on its bytes; PreconditionFailedError when the loose copy changed meanwhile,
-    FileNotFoundError when the record is in neither."""
+    """Store ``new(old)`` over the record ``key``, its packed copy and its loose one alike,
+    each conditional on its bytes; PreconditionFailedError when one changed meanwhile (the
+    pack first: when it keeps changing, nothing was rewritten), FileNotFoundError when the
+    record is in neither."""
     found = False
-    old = _get(store, key)
-    if old is not None:
-        store.write(key, new(old), expected_sha256=content_sha256(old))
-        found = True
     for _ in range(PACK_ATTEMPTS):
         pack = read_pack(store, pack_of(key))
         packed = pack.entries.get(key)
@@ -739,6 +736,10 @@ def rewrite_record(store: ConditionalFileStore, key: str, new: Callable[[bytes],
             break
     else:
         raise PreconditionFailedError(pack_of(key), None, None)
+    old = _get(store, key)
+    if old is not None:
+        store.write(key, new(old), expected_sha256=content_sha256(old))
+        found = True
     if not found:
         raise FileNotFoundError(key)
 

@@ -481,6 +481,10 @@ def test_a_redaction_that_keeps_losing_the_pack_to_other_pods_says_run_again(sto
         History(busy).redact(PATH, version)
     assert str(info.value).endswith("changed meanwhile; run the command again.")
     assert rewrites[0] == versions.PACK_ATTEMPTS
+    # nothing was rewritten: the version is as it was, and a second try (no race) redacts it
+    (kept,) = [v for v in History(fs).log(PATH).versions if v.id == version]
+    assert kept.status == "applied"
+    assert History(fs).redact(PATH, version).status == "redacted"
 
 
 def test_rewriting_a_record_that_is_nowhere_says_so() -> None:
