@@ -499,3 +499,19 @@ def test_a_damaged_loose_record_is_passed_over_by_another_pods_change(store: Any
     store.write(versions.record_key(PATH, Clock()(), "cccccccccccc"), b"{cut")
     mount(store, pack_after=4, pod=1).pipe_file(PATH, body(5))
     assert [op for _, op, _ in summary(fs)] == ["created", *["modified"] * 5]
+
+
+def test_a_log_racing_a_packer_lists_every_version(store: Any) -> None:
+    fs = _loose(store, 20)
+    before = summary(fs)
+    loose = versions.list_records(store, PATH).loose
+
+    def pod_b() -> None:  # after the log listed the loose records, before it read them
+        versions.pack_records(store, PATH, loose)
+
+    racing = Interleaved(store, "read", "*loose*", pod_b)
+    reader = MemFS(racing, clock=lambda: TODAY, history=fs.history_options, actor="tester")
+    log = History(reader).log(PATH)
+    assert racing.ran and versions.list_records(store, PATH).loose == []
+    assert [(v.id, v.record.operation, v.status) for v in log.versions] == before
+    assert not log.damaged
