@@ -145,21 +145,31 @@ class History:
             raise VersionError("The workspace root has no versions; name a file.")
         return rel
 
-    def _load_all(self, keys: list[str]) -> list[VersionRecord | DamagedRecord | None]:
-        """:meth:`_load` of each of ``keys``, in order. The reads go out together (on S3 a
-        request each, so a log of hundreds of versions waits for a few round trips, not for
-        hundreds one after another)."""
-        if len(keys) < 2:
-            return [self._load(key) for key in keys]
-        with ThreadPoolExecutor(max_workers=min(READERS, len(keys))) as pool:
-            return list(pool.map(self._load, keys))
+    def _load_all(
+        self, listing: versions.RecordListing
+    ) -> list[tuple[str, VersionRecord | DamagedRecord]]:
+        """Every record ``listing`` names (loose, or in a pack), by key, and the damaged lines
+        of its packs. The reads go out together (on S3 a request each, so a log of hundreds
+        of loose records waits for a few round trips, not for hundreds one after another)."""
+        n = len(listing.loose) + len(listing.packs)
+        if n < 2:
+            loaded = versions.load_records(self.store, listing)
+        else:
+            with ThreadPoolExecutor(max_workers=min(READERS, n)) as pool:
+                loaded = versions.load_records(self.store, listing, pool.map)
+        out: list[tuple[str, VersionRecord | DamagedRecord]] = [
+            (key, self._parse(key, data)) for key, data in loaded.stored.items()
+        ]
+        out += [(key, DamagedRecord(key=key, reason=why)) for key, why in loaded.damaged]
+        return out
 
     def _load(self, key: str) -> VersionRecord | DamagedRecord | None:
-        """The record at ``key``; a DamagedRecord when it cannot be used; None when gone."""
-        try:
-            data = self.store.read(key)
-        except FileNotFoundError:
-            return None  # a gc or retention removed it meanwhile
+        """The record at ``key`` (loose, else packed); a DamagedRecord when it cannot be
+        used; None when gone."""
+        data = versions.stored_record(self.store, key)
+        return None if data is None else self._parse(key, data)
+
+    def _parse(self, key: str, data: bytes) -> VersionRecord | DamagedRecord:
         try:
             record, self._inline[key] = versions.parse_stored(data)
         except ValueError as e:
@@ -190,11 +200,10 @@ class History:
 
     def _read_dir(self, rel: str) -> tuple[list[tuple[str, VersionRecord]], list[DamagedRecord]]:
         found, damaged = [], []
-        keys = versions.record_keys(self.store, rel)
-        for key, loaded in zip(keys, self._load_all(keys), strict=True):
+        for key, loaded in self._load_all(versions.list_records(self.store, rel)):
             if isinstance(loaded, VersionRecord):
                 found.append((key, loaded))
-            elif loaded is not None:
+            else:
                 damaged.append(loaded)
         return found, damaged
 
@@ -220,15 +229,13 @@ class History:
         by_dir: dict[str, tuple[list[tuple[str, VersionRecord]], list[DamagedRecord]]] = (
             defaultdict(lambda: ([], []))
         )
-        keys = versions.record_keys(self.store)
-        for key, loaded in zip(keys, self._load_all(keys), strict=True):
-            if loaded is not None:
-                found, damaged = by_dir[key.rpartition("/")[0]]
-                (
-                    found.append((key, loaded))
-                    if isinstance(loaded, VersionRecord)
-                    else damaged.append(loaded)
-                )
+        for key, loaded in self._load_all(versions.list_records(self.store)):
+            found, damaged = by_dir[_records_dir_of(key)]
+            (
+                found.append((key, loaded))
+                if isinstance(loaded, VersionRecord)
+                else damaged.append(loaded)
+            )
         logs = []
         for where, (found, damaged) in by_dir.items():
             if found:
@@ -503,27 +510,31 @@ class History:
         return next(v for v in self.log(r.path).versions if v.id == r.id)
 
     def _rewrite(self, key: str, record: VersionRecord, *, keep_content: bool = True) -> None:
-        """Store ``record`` over the record at ``key``, conditionally on the bytes read, with
-        the content it holds inline unless not ``keep_content``."""
-        old = self.store.read(key)
-        inline = versions.parse_stored(old)[1] if keep_content else None
-        self._inline[key] = inline
+        """Store ``record`` over the record at ``key`` (loose and packed copies), conditionally
+        on the bytes read, with the content it holds inline unless not ``keep_content``."""
+
+        def new(old: bytes) -> bytes:
+            inline = versions.parse_stored(old)[1] if keep_content else None
+            self._inline[key] = inline
+            return versions.stored_bytes(record, inline)
+
         try:
-            self.store.write(
-                key, versions.stored_bytes(record, inline), expected_sha256=content_sha256(old)
-            )
+            versions.rewrite_record(self.store, key, new)
         except PreconditionFailedError:
             raise VersionError(
                 f"the record at {key} changed meanwhile; run the command again."
             ) from None
 
     def _all_records(self) -> list[tuple[str, VersionRecord]]:
+        return self._parsed(versions.load_records(self.store, versions.list_records(self.store)))
+
+    def _parsed(self, loaded: versions.LoadedRecords) -> list[tuple[str, VersionRecord]]:
+        """The records memfs wrote among ``loaded``, each one's inline content noted."""
         out = []
-        for key in versions.record_keys(self.store):
-            got = versions.read_stored(self.store, key)
-            if got is not None:
-                out.append((key, got[0]))
-                self._inline[key] = got[1]
+        for key, data in loaded.stored.items():
+            with contextlib.suppress(ValueError):
+                record, self._inline[key] = versions.parse_stored(data)
+                out.append((key, record))
         return out
 
     def gc(
@@ -591,9 +602,10 @@ class History:
     ) -> tuple[dict[str, VersionRecord], set[str]]:
         """Apply ``retention`` to every file; the records kept (by key) and the hashes whose
         every record this gc deleted itself (no record left names them)."""
+        listing = versions.list_records(self.store)
         by_dir: dict[str, list[tuple[str, VersionRecord]]] = defaultdict(list)
-        for key, record in self._all_records():
-            by_dir[key.rpartition("/")[0]].append((key, record))
+        for key, record in self._parsed(versions.load_records(self.store, listing)):
+            by_dir[_records_dir_of(key)].append((key, record))
         kept = {key: rec for found in by_dir.values() for key, rec in found}
         pruned: set[str] = set()
         for found in by_dir.values():
@@ -601,15 +613,15 @@ class History:
                 continue
             current = self._current(found[-1][1].path)
             head = None if current is None else content_sha256(current)
-            for key in versions.to_prune(found, retention, now, head):
+            drop = versions.to_prune(found, retention, now, head)
+            # one gone meanwhile was pruned by another pod: that pod released its blob
+            for key in versions.delete_records(self.store, drop, listing.packs) if drop else []:
                 record = kept.pop(key)
-                try:
-                    self.store.delete(key)
-                except FileNotFoundError:
-                    continue  # another pod pruned it: that pod released its blob
                 report.records_deleted += 1
                 if record.sha256:
                     pruned.add(record.sha256)
+            for key in drop:
+                kept.pop(key, None)
         still = {rec.sha256 for rec in kept.values()}
         return kept, pruned - still
 
@@ -639,14 +651,11 @@ class History:
         ones stored since."""
         known = known or {}
         out = {sha for key, rec in known.items() if (sha := self._blob_of(key, rec))}
-        for key in versions.record_keys(self.store):
-            if key in known:
-                continue
-            got = versions.read_stored(self.store, key)
-            if got is not None:
-                self._inline[key] = got[1]
-                if sha := self._blob_of(key, got[0]):
-                    out.add(sha)
+        listing = versions.list_records(self.store)
+        unread = versions.RecordListing([k for k in listing.loose if k not in known], listing.packs)
+        for key, rec in self._parsed(versions.load_records(self.store, unread)):
+            if key not in known and (sha := self._blob_of(key, rec)):
+                out.add(sha)
         return out
 
     def _blob_of(self, key: str, record: VersionRecord) -> str | None:
@@ -717,6 +726,12 @@ class History:
             fs.recorder.record_baseline(rel, data)
             recorded += 1
         return recorded
+
+
+def _records_dir_of(key: str) -> str:
+    """The records directory a record's key (or a damaged pack line's, ``<pack>#<line>``)
+    lies in."""
+    return key.partition("#")[0].rpartition("/")[0]
 
 
 def _key_id(key: str) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -31,14 +32,19 @@ from memfs.versions import (
     HistoryOptions,
     Operation,
     VersionRecord,
+    delete_records,
     inline_form,
+    list_records,
     new_record,
+    pack_key,
+    pack_records,
+    parse_stored,
     prune_file,
     prune_slack,
     put_record,
     put_version,
+    read_pack,
     read_record,
-    record_keys,
     stored_bytes,
 )
 
@@ -72,11 +78,15 @@ class Recorder:
         self.counted: dict[str, int] = {}
         """path -> how many records it had when last listed, plus those this process added
         since: retention prunes a file once this passes the slack, not on every change."""
+        self.loose: dict[str, int] = {}
+        """path -> how many of them were loose (not packed), counted the same way: a change
+        packs them once this passes :attr:`~memfs.versions.HistoryOptions.pack_after`."""
 
     def share_known(self, other: Recorder) -> None:
         """Use ``other``'s knowledge of what is recorded (a view of the same workspace)."""
         self.held = other.held
         self.counted = other.counted
+        self.loose = other.loose
 
     def _known(self, rel: str, sha: str | None) -> None:
         if sha is None:
@@ -296,9 +306,8 @@ class Recorder:
         return put_version(self.store, self.options, record, data, inline)
 
     def _unrecord(self, keys: list[str]) -> None:
-        for key in keys:
-            with contextlib.suppress(OSError):
-                self.store.delete(key)
+        with contextlib.suppress(OSError):
+            delete_records(self.store, keys)  # loose, or packed by another pod meanwhile
 
     @contextlib.contextmanager
     def _unrecorded_on_failure(self, keys: list[str]) -> Iterator[None]:
@@ -318,10 +327,13 @@ class Recorder:
         it does not; none when this process wrote or found that content (:attr:`held`)."""
         if self.held.get(rel) == sha:
             return True
-        keys = record_keys(self.store, rel)
-        self._count(rel, len(keys))
-        for key in reversed(keys):
-            record = read_record(self.store, key)
+        listing = list_records(self.store, rel)
+        packed: dict[str, bytes] = {}
+        for key in listing.packs:
+            packed.update(read_pack(self.store, key).entries)
+        self._count(rel, len(set(listing.loose) | packed.keys()), len(listing.loose))
+        found = (read_record(self.store, key) for key in reversed(listing.loose))
+        for record in itertools.chain(found, _records(packed)):
             if record is not None and record.path == rel and record.sha256 == sha:
                 self._known(rel, sha)
                 return True
@@ -364,30 +376,59 @@ class Recorder:
         inline = inline_form(data, self.options.inline_limit)
         put_version(self.store, self.options, record, data, inline)
         self._known(rel, sha)
-        if rel in self.counted:
-            self.counted[rel] += 1
+        self._added(rel)
 
-    def _count(self, rel: str, n: int) -> None:
+    def _count(self, rel: str, n: int, loose: int) -> None:
         if len(self.counted) >= KNOWN_PATHS:
             self.counted.clear()  # a bound, as for ``held``
+            self.loose.clear()
         self.counted[rel] = n
+        self.loose[rel] = loose
+
+    def _added(self, rel: str) -> tuple[int | None, int | None]:
+        """Count one record more for ``rel``: (records, loose ones), None where not known."""
+        n, loose = self.counted.get(rel), self.loose.get(rel)
+        if n is not None:
+            self.counted[rel] = n = n + 1
+        if loose is not None:
+            self.loose[rel] = loose = loose + 1
+        return n, loose
 
     def _after_change(self, rel: str, sha: str | None) -> None:
-        """Apply the retention to ``rel``'s records: when it keeps a count, only once the
-        file may hold :func:`~memfs.versions.prune_slack` records past it (a file not yet
-        counted is listed once), so most changes cost no listing."""
-        retention = self.options.retention
-        if not self.options.prune_on_write or retention.keeps_everything:
+        """Apply the retention to ``rel``'s records, and pack them: when it keeps a count,
+        only once the file may hold :func:`~memfs.versions.prune_slack` records past it;
+        packing once it may hold more than ``pack_after`` loose ones (a file not yet counted
+        is listed once), so most changes cost no listing."""
+        retention, pack_after = self.options.retention, self.options.pack_after
+        prune = self.options.prune_on_write and not retention.keeps_everything
+        if not prune and pack_after <= 0:
             return
-        n = self.counted.get(rel)
-        if n is not None:
-            n += 1
-            self.counted[rel] = n
-            if retention.keep is not None and n <= retention.keep + prune_slack(retention.keep):
-                return
-        keys = record_keys(self.store, rel)
-        gone = prune_file(self.store, rel, retention, self.options.now(), sha, keys)
-        self._count(rel, len(keys) - len(gone))
+        n, loose = self._added(rel)
+        keep = retention.keep
+        prune_due = prune and (n is None or keep is None or n > keep + prune_slack(keep))
+        pack_due = pack_after > 0 and (loose is None or loose > pack_after)
+        if not prune_due and not pack_due:
+            return
+        listing = list_records(self.store, rel)
+        gone = set()
+        if prune:
+            gone.update(prune_file(self.store, rel, retention, self.options.now(), sha, listing))
+        left = [key for key in listing.loose if key not in gone]
+        total = len(left)
+        if pack_after > 0 and len(left) > pack_after:
+            left = sorted(set(left) - set(pack_records(self.store, rel, left)))
+        if listing.packs or len(left) < total:  # records in a pack: count them there
+            total = len(set(left) | read_pack(self.store, pack_key(rel)).entries.keys())
+        self._count(rel, total, len(left))
+
+
+def _records(packed: dict[str, bytes]) -> Iterator[VersionRecord | None]:
+    """The records of a pack, newest first (None for one memfs did not write)."""
+    for key in sorted(packed, reverse=True):
+        try:
+            yield parse_stored(packed[key])[0]
+        except ValueError:
+            yield None
 
 
 def grouped_writes(store: object) -> bool:

@@ -16,19 +16,35 @@ workspace path reaches and no listing shows:
   an earlier memfs wrote, content in a blob whatever its size, read the same. The sha256
   always names, and verifies, the uncompressed bytes, inline or in a blob.
 
-Both are written create-only (``create=True``), so two pods never overwrite each other's record
-and a blob, once there, is never replaced; each is one atomic store write, so a killed writer
-leaves a whole object or none. The order of one change is (blob →) record → file: a crash after
-the record and before the file leaves a record whose content is not (yet) the file's, which
-``memfs log`` shows as "recorded, not applied" and ``memfs restore`` can apply. A record names
-the hash of the content it replaced (``parent``); the file write is conditional on it, so the
-records that were applied form one chain in the order the store accepted the writes.
+* ``.memfs/history/records/<key>/pack.memfs`` — a file's records packed into one object
+  (:data:`PACK_NAME`, :func:`encode_pack`): once a file has more than
+  :attr:`HistoryOptions.pack_after` loose records, the change past it moves them into the pack
+  (:func:`pack_records`), so a log of hundreds of versions reads a listing and two objects, not
+  hundreds (one request each on S3). The pack is one line per record, each with its own
+  sha256, so a flipped byte damages that record and no other; a reader takes a loose record
+  over a packed copy of the same name.
+
+Records and blobs are written create-only (``create=True``), so two pods never overwrite each
+other's record and a blob, once there, is never replaced; each is one atomic store write, so a
+killed writer leaves a whole object or none. The order of one change is (blob →) record → file:
+a crash after the record and before the file leaves a record whose content is not (yet) the
+file's, which ``memfs log`` shows as "recorded, not applied" and ``memfs restore`` can apply. A
+record names the hash of the content it replaced (``parent``); the file write is conditional on
+it, so the records that were applied form one chain in the order the store accepted the writes.
 
 History is bounded by default (:data:`DEFAULT_RETENTION`): each change of a file prunes that
 file's oldest records once it has a quarter more than the retention keeps
 (:func:`prune_slack`), so the listing and the deletes cost one change in a dozen, not every
 one. A pruned record holding its content inline frees it at once; the blobs no record refers
 to any more go with ``memfs gc``, which sees every file.
+
+A pack is rewritten whole, always conditional on the bytes read (``expected_sha256``), so
+two pods packing, pruning or redacting the same file at once take turns and neither drops
+what the other added; a loose record is deleted only after a durable pack holds it, and only
+while it still holds the bytes packed (a redaction in between is packed again). A record a
+racing packer folded into the pack after another pod deleted the loose copy (a pruned record,
+or one a refused change took back) may come back from it: retention prunes it again, and a
+taken-back record shows as "recorded, not applied"; none is ever lost.
 
 This module writes and reads those objects; :meth:`MemFS.save
 <memfs.filesystem.MemFS.save>` decides when (the one write path), and :mod:`memfs.history` is
@@ -51,7 +67,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from memfs.conflicts import content_sha256
-from memfs.errors import PathConflictError
+from memfs.errors import PathConflictError, PreconditionFailedError
 from memfs.paths import RESERVED_DIR
 from memfs.stores import ConditionalFileStore
 
@@ -90,6 +106,13 @@ per hash (a log reads every record, and should not read megabytes to list them).
 
 CONTENT_FIELD = "content_zlib"
 """The record field holding a version's content inline: base64 of its zlib stream."""
+
+
+PACK_AFTER = 64
+"""Loose records of one file past which a change packs them: more than the default retention
+ever leaves (:data:`DEFAULT_RETENTION` prunes at 62), so a workspace with the defaults never
+packs, and one that keeps long histories reads them in a few objects. Packing costs a listing,
+a read of each loose record, one write and one delete each, once every this many changes."""
 
 
 def prune_slack(keep: int) -> int:
@@ -151,6 +174,9 @@ class HistoryOptions:
     inline_limit: int = INLINE_LIMIT
     """A version whose content compresses to at most this many bytes keeps it in its record;
     0 stores every version's content in a blob (as memfs did before records held content)."""
+    pack_after: int = PACK_AFTER
+    """A change that leaves a file with more loose records than this packs them
+    (:func:`pack_records`); 0 never packs."""
 
 
 NO_HISTORY = HistoryOptions(enabled=False)
@@ -450,25 +476,312 @@ def new_record(
 # -- reading and pruning ---------------------------------------------------------------------------
 
 
-def record_keys(store: ConditionalFileStore, path: str | None = None) -> list[str]:
-    """Keys of the records of ``path`` (every file's when None), oldest first per file."""
+@dataclass(frozen=True)
+class RecordListing:
+    """What one listing of a records directory (or of all of them) found."""
+
+    loose: list[str]
+    """Keys of the records stored on their own, sorted (oldest first per file)."""
+    packs: list[str]
+    """Keys of the packs (:data:`PACK_NAME`), sorted."""
+
+
+def list_records(store: ConditionalFileStore, path: str | None = None) -> RecordListing:
+    """The loose records and packs of ``path`` (every file's when None): one listing."""
     where = RECORDS_DIR if path is None else records_dir(path)
-    return sorted(k for k in store.ls(where) if parse_record_name(k) is not None)
+    loose, packs = [], []
+    for key in store.ls(where):
+        if parse_record_name(key) is not None:
+            loose.append(key)
+        elif is_pack_key(key):
+            packs.append(key)
+    return RecordListing(sorted(loose), sorted(packs))
+
+
+def record_keys(store: ConditionalFileStore, path: str | None = None) -> list[str]:
+    """Keys of the records of ``path`` (every file's when None), loose and packed, oldest
+    first per file (a packed record keeps the key it had loose)."""
+    listing = list_records(store, path)
+    keys = set(listing.loose)
+    for key in listing.packs:
+        keys.update(read_pack(store, key).entries)
+    return sorted(keys)
 
 
 def read_record(store: ConditionalFileStore, key: str) -> VersionRecord | None:
-    """The record at ``key``, or None when it is gone or is not a record memfs wrote."""
-    got = read_stored(store, key)
-    return None if got is None else got[0]
-
-
-def read_stored(store: ConditionalFileStore, key: str) -> tuple[VersionRecord, str | None] | None:
-    """:func:`parse_stored` of the record at ``key``, or None when it is gone or is not a
+    """The record at ``key`` (loose, else packed), or None when it is gone or is not a
     record memfs wrote."""
+    data = stored_record(store, key)
     try:
-        return parse_stored(store.read(key))
-    except (FileNotFoundError, ValueError):
+        return None if data is None else parse_stored(data)[0]
+    except ValueError:
         return None
+
+
+def stored_record(store: ConditionalFileStore, key: str) -> bytes | None:
+    """The stored bytes of the record ``key``: loose, else its copy in its file's pack (None:
+    in neither)."""
+    data = _get(store, key)
+    if data is None:
+        data = read_pack(store, pack_of(key)).entries.get(key)
+    return data
+
+
+def _get(store: ConditionalFileStore, key: str) -> bytes | None:
+    try:
+        return store.read(key)
+    except FileNotFoundError:
+        return None
+
+
+# -- packs -----------------------------------------------------------------------------------------
+
+PACK_NAME = "pack.memfs"
+"""The name of a file's pack in its records directory (never a record's name)."""
+
+PACK_MAGIC = b"memfs-pack 1"
+"""A pack's first line, followed by its count of records: ``memfs-pack 1 <count>``. Each line
+after it is ``<record name> <sha256 of the record's bytes> <the bytes>`` (records are ASCII
+JSON on one line; bytes that are not are ``=`` and their base64)."""
+
+PACK_ATTEMPTS = 8
+"""Rounds a pack rewrite tries when other pods keep rewriting the same pack; past them the
+records stay loose (nothing lost; a later change packs them)."""
+
+
+def pack_key(path: str) -> str:
+    return f"{records_dir(path)}/{PACK_NAME}"
+
+
+def pack_of(record: str) -> str:
+    """The key of the pack a record with key ``record`` would be packed in."""
+    return f"{record.rpartition('/')[0]}/{PACK_NAME}"
+
+
+def is_pack_key(key: str) -> bool:
+    where, _, name = key.rpartition("/")
+    return name == PACK_NAME and where.rpartition("/")[0] == RECORDS_DIR
+
+
+@dataclass
+class Pack:
+    """A pack as read: its intact records, what is damaged in it, and the hash it was read at."""
+
+    key: str
+    entries: dict[str, bytes] = dataclasses.field(default_factory=dict)
+    """record key -> the record's stored bytes, each checked against the hash on its line."""
+    damaged: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    """(key, reason) of each damaged line (the record's key, else ``<pack key>#<line>``) and
+    of a pack cut short (the pack's key)."""
+    kept: list[bytes] = dataclasses.field(default_factory=list)
+    """The damaged lines as stored: a rewrite keeps them, so the damage is still reported."""
+    sha: str | None = None
+    """sha256 of the pack's stored bytes; None: there is no pack."""
+
+
+def encode_pack(entries: dict[str, bytes], kept: Sequence[bytes] = ()) -> bytes:
+    """A pack of ``entries`` (record key -> stored bytes) and the damaged lines ``kept``."""
+    lines = [PACK_MAGIC + b" %d" % (len(entries) + len(kept))]
+    for key in sorted(entries):
+        data = entries[key]
+        body = data if _one_ascii_line(data) else b"=" + base64.b64encode(data)
+        name = key.rpartition("/")[2].encode("ascii")
+        lines.append(b"%s %s %s" % (name, content_sha256(data).encode("ascii"), body))
+    lines.extend(kept)
+    return b"\n".join(lines) + b"\n"
+
+
+def _one_ascii_line(data: bytes) -> bool:
+    return data.isascii() and b"\n" not in data and not data.startswith(b"=")
+
+
+def parse_pack(key: str, data: bytes) -> Pack:
+    """The pack stored at ``key`` as :class:`Pack`: every line is checked on its own, so a
+    damaged line or a pack cut short is reported and the other records still read."""
+    pack = Pack(key=key, sha=content_sha256(data))
+    where = key.rpartition("/")[0]
+    header, *lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the newline ending the last line
+    count: int | None = None
+    head = header.split(b" ")
+    if b" ".join(head[:2]) == PACK_MAGIC and len(head) == 3 and head[2].isdigit():
+        count = int(head[2])
+    else:
+        pack.damaged.append((key, "not a memfs pack (its first line is not a pack's header)"))
+    for n, line in enumerate(lines, start=2):
+        name, sha, body = [*line.split(b" ", 2), b"", b""][:3]
+        record = f"{where}/{name.decode('ascii', 'replace')}"
+        named = parse_record_name(record) is not None
+        data_ = _pack_body(body)
+        if (
+            named
+            and record not in pack.entries
+            and data_ is not None
+            and content_sha256(data_) == sha.decode("ascii", "replace")
+        ):
+            pack.entries[record] = data_
+            continue
+        pack.damaged.append(
+            (
+                record if named else f"{key}#{n}",
+                f"its line {n} in the pack {key} is damaged (it does not match its hash)",
+            )
+        )
+        pack.kept.append(line)
+    if count is not None and len(lines) < count:
+        missing = count - len(lines)
+        pack.damaged.append(
+            (key, f"the pack is cut short: {missing} of its {count} records are missing")
+        )
+    return pack
+
+
+def _pack_body(body: bytes) -> bytes | None:
+    if not body.startswith(b"="):
+        return body
+    try:
+        return base64.b64decode(body[1:], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def read_pack(store: ConditionalFileStore, key: str) -> Pack:
+    """The pack at ``key`` (an empty one, ``sha`` None, when there is none)."""
+    data = _get(store, key)
+    return Pack(key=key) if data is None else parse_pack(key, data)
+
+
+def _write_pack(store: ConditionalFileStore, pack: Pack, entries: dict[str, bytes]) -> bool:
+    """Store ``entries`` (and the damaged lines ``pack`` kept) over ``pack`` as read,
+    conditional on its bytes (no pack left when nothing is); False when another pod rewrote
+    it since (read it again)."""
+    try:
+        if not entries and not pack.kept:
+            if pack.sha is not None:
+                store.delete(pack.key, expected_sha256=pack.sha)
+            return True
+        data = encode_pack(entries, pack.kept)
+        store.write(pack.key, data, expected_sha256=pack.sha, create=pack.sha is None)
+    except (PreconditionFailedError, PathConflictError, FileNotFoundError):
+        return False
+    return True
+
+
+def pack_records(store: ConditionalFileStore, path: str, loose: Sequence[str]) -> list[str]:
+    """Move the loose records ``loose`` of ``path`` into its pack; the keys moved. Each loose
+    record is deleted after the pack holding it is stored, and only if it still holds the
+    bytes packed: one a redaction rewrote meanwhile is packed again (its new bytes)."""
+    key = pack_key(path)
+    moved: list[str] = []
+    pending = list(loose)
+    for _ in range(PACK_ATTEMPTS):
+        held = {k: data for k in pending if (data := _get(store, k)) is not None}
+        if not held:
+            break
+        pack = read_pack(store, key)
+        if not _write_pack(store, pack, {**pack.entries, **held}):
+            continue
+        pending = []
+        for k, data in held.items():
+            try:
+                store.delete(k, expected_sha256=content_sha256(data))
+            except (FileNotFoundError, PreconditionFailedError):
+                # rewritten since it was read (a redaction): packed again next round; gone
+                # (another packer moved it, or it was pruned): that round finds nothing
+                pending.append(k)
+                continue
+            moved.append(k)
+        if not pending:
+            break
+    return moved
+
+
+def delete_records(
+    store: ConditionalFileStore, keys: Sequence[str], packs: Sequence[str] | None = None
+) -> list[str]:
+    """Delete the records ``keys``, loose and packed; the keys deleted. ``packs``: the packs
+    to look in (those a listing found; None: the pack of each key's directory)."""
+    gone = set()
+    for key in keys:
+        with contextlib.suppress(FileNotFoundError):
+            store.delete(key)
+            gone.add(key)
+    wanted = {pack_of(k) for k in keys}
+    for pk in sorted(wanted if packs is None else wanted & set(packs)):
+        for _ in range(PACK_ATTEMPTS):
+            pack = read_pack(store, pk)
+            drop = [k for k in keys if k in pack.entries]
+            if not drop:
+                break
+            if _write_pack(store, pack, {k: v for k, v in pack.entries.items() if k not in drop}):
+                gone.update(drop)
+                break
+    return sorted(gone)
+
+
+def rewrite_record(store: ConditionalFileStore, key: str, new: Callable[[bytes], bytes]) -> None:
+    """Store ``new(old)`` over the record ``key``, its packed copy and its loose one alike,
+    each conditional on its bytes; PreconditionFailedError when one changed meanwhile (the
+    pack first: when it keeps changing, nothing was rewritten), FileNotFoundError when the
+    record is in neither."""
+    found = False
+    for _ in range(PACK_ATTEMPTS):
+        pack = read_pack(store, pack_of(key))
+        packed = pack.entries.get(key)
+        if packed is None:
+            break
+        if _write_pack(store, pack, {**pack.entries, key: new(packed)}):
+            found = True
+            break
+    else:
+        raise PreconditionFailedError(pack_of(key), None, None)
+    old = _get(store, key)
+    if old is not None:
+        store.write(key, new(old), expected_sha256=content_sha256(old))
+        found = True
+    if not found:
+        raise FileNotFoundError(key)
+
+
+@dataclass
+class LoadedRecords:
+    """Every record a listing names, as stored: loose over packed."""
+
+    stored: dict[str, bytes]
+    """record key -> its stored bytes."""
+    damaged: list[tuple[str, str]]
+    """(key, reason) of what the packs hold damaged."""
+
+
+def load_records(
+    store: ConditionalFileStore,
+    listing: RecordListing,
+    reader: Callable[[Callable[[str], bytes | None], list[str]], Any] = map,
+) -> LoadedRecords:
+    """Read every object ``listing`` names (``reader``: a ``map`` that may read them at
+    once); a record gone meanwhile (pruned, packed) is left out."""
+    objects = [*listing.packs, *listing.loose]
+    datas = list(reader(lambda k: _get(store, k), objects))
+    stored: dict[str, bytes] = {}
+    damaged: list[tuple[str, str]] = []
+    for key, data in zip(listing.packs, datas, strict=False):
+        if data is not None:
+            pack = parse_pack(key, data)
+            stored.update(pack.entries)
+            damaged += pack.damaged
+    vanished = set()
+    for key, data in zip(listing.loose, datas[len(listing.packs) :], strict=True):
+        if data is not None:
+            stored[key] = data
+        elif key not in stored:
+            vanished.add(pack_of(key))
+    for key in sorted(vanished):  # gone since the listing: pruned, or packed meanwhile
+        pack = read_pack(store, key)
+        stored.update({k: v for k, v in pack.entries.items() if k not in stored})
+        if key not in listing.packs:
+            damaged += pack.damaged
+    return LoadedRecords(dict(sorted(stored.items())), damaged)
 
 
 def applied_order(records: Sequence[tuple[str, VersionRecord]], head_sha: str | None) -> list[str]:
@@ -564,22 +877,24 @@ def prune_file(
     retention: Retention,
     now: dt.datetime,
     head_sha: str | None,
-    keys: list[str] | None = None,
+    listing: RecordListing | None = None,
 ) -> list[str]:
-    """Delete the records of ``path`` (its record ``keys``, listed when None) that
+    """Delete the records of ``path`` (those ``listing`` names, listed when None) that
     ``retention`` drops (``head_sha``: the file's content now, None for no file); the keys
     deleted."""
     if retention.keeps_everything:
         return []
-    keys = record_keys(store, path) if keys is None else keys
-    if retention.max_age_days is None and len(keys) <= (retention.keep or 0):
+    listing = list_records(store, path) if listing is None else listing
+    if (
+        retention.max_age_days is None
+        and not listing.packs
+        and len(listing.loose) <= (retention.keep or 0)
+    ):
         return []  # nothing to drop: no record is read
-    records = [(k, r) for k in keys if (r := read_record(store, k)) is not None]
-    gone = []
-    for key in to_prune(records, retention, now, head_sha):
-        try:
-            store.delete(key)
-        except FileNotFoundError:
-            continue  # another pod pruned it
-        gone.append(key)
-    return gone
+    loaded = load_records(store, listing)
+    records = []
+    for key, data in loaded.stored.items():
+        with contextlib.suppress(ValueError):
+            records.append((key, parse_stored(data)[0]))
+    drop = to_prune(records, retention, now, head_sha)
+    return delete_records(store, drop, listing.packs) if drop else []
