@@ -39,7 +39,7 @@ from typing import Any, Literal
 from memfs import errors
 from memfs.errors import SearchPatternError
 from memfs.filesystem import MemFS
-from memfs.frontmatter_block import split_frontmatter
+from memfs.frontmatter_block import frontmatter_span
 from memfs.tags import escape_for_agent
 
 SEARCHED_FIELDS = ("name", "description")
@@ -128,22 +128,43 @@ def check_pattern(pattern: str) -> None:
 def searchable_parts(text: str) -> list[list[Line]]:
     """The searched lines of a memory file's text, as runs inside which context is shown:
     the ``name`` and ``description`` lines of the frontmatter, then the body."""
-    parts = split_frontmatter(text)
-    if parts is None:
+    span = frontmatter_span(text)
+    if span is None:
         return [_lines(text, 1, "body")]
-    opening, head, rest = parts
-    first = 1 + opening.count("\n")
-    fields: list[Line] = []
+    start, close, body_start = span
+    first = 1 + text.count("\n", 0, start)
+    fields, head_count = _field_lines(text[start:close])
+    return [
+        [Line(first + i, ln, key) for i, ln, key in fields],
+        _lines(text[body_start:], first + head_count + 1, "body"),
+    ]
+
+
+def _field_lines(head: str) -> tuple[list[tuple[int, str, Part]], int]:
+    """``(index, text, field)`` of each searched frontmatter line, and how many lines the
+    head has."""
+    fields: list[tuple[int, str, Part]] = []
     key: str | None = None
     head_lines = split_lines(head)
     for i, ln in enumerate(head_lines):
         if m := _KEY.match(ln):  # a top-level key; indented and blank lines continue one
             key = m.group(1)
         if key in SEARCHED_FIELDS:
-            fields.append(Line(first + i, ln, key))  # type: ignore[arg-type]
-    nl = rest.find("\n")
-    body = "" if nl < 0 else rest[nl + 1 :]
-    return [fields, _lines(body, first + len(head_lines) + 1, "body")]
+            fields.append((i, ln, key))  # type: ignore[arg-type]
+    return fields, len(head_lines)
+
+
+def _holds_literal(text: str, literal: re.Pattern[str]) -> bool:
+    """Whether a searched line of ``text`` holds ``literal``, without splitting the body: a
+    literal holds no line break (:func:`check_pattern`), so a match in the body's text is a
+    match in one of its lines."""
+    span = frontmatter_span(text)
+    if span is None:
+        return literal.search(text) is not None
+    start, close, body_start = span
+    if literal.search(text, body_start) is not None:
+        return True
+    return any(literal.search(ln) for _, ln, _ in _field_lines(text[start:close])[0])
 
 
 def split_lines(text: str) -> list[str]:
@@ -293,21 +314,27 @@ def search_memory(
         raise SearchPatternError(f"context must be 0 or more lines, not {context}.")
     check_pattern(pattern)
     raw = fs.raw
-    paths = memory_paths(fs)
-    files: list[tuple[str, list[list[Line]]]] = []
-    for path in paths:
+    texts: list[tuple[str, str]] = []
+    for path in memory_paths(fs):
         try:
             data = raw.cat_file(path)
         except (FileNotFoundError, IsADirectoryError, errors.UnsafePathError):
             continue  # removed, or swapped for a link, since it was listed
-        files.append((path, searchable_parts(data.decode("utf-8", errors="replace"))))
-    flat = [(path, [ln for run in runs for ln in run]) for path, runs in files]
+        texts.append((path, data.decode("utf-8", errors="replace")))
     if regex:
+        files = [(path, searchable_parts(text)) for path, text in texts]
+        flat = [(path, [ln for run in runs for ln in run]) for path, runs in files]
         hits = _regex_matches(pattern, ignore_case, flat, time_limit_s)
     else:  # a literal cannot backtrack: Python's own engine, in this process, no limit needed
         literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
-        hits = _first_matches(literal, [[ln.text for ln in lines] for _, lines in flat])
-    result = SearchResult(pattern, files_searched=len(files))
+        # Only a file that holds the literal is cut into lines (most of a store does not).
+        files = [
+            (path, searchable_parts(text)) for path, text in texts if _holds_literal(text, literal)
+        ]
+        hits = _first_matches(
+            literal, [[ln.text for run in runs for ln in run] for _, runs in files]
+        )
+    result = SearchResult(pattern, files_searched=len(texts))
     for (path, runs), found in zip(files, hits, strict=True):
         keep = None if limit is None else max(limit - result.matches, 0)
         shown = _with_context(path, runs, found, context, keep)
