@@ -315,11 +315,11 @@ def search_memory(
     check_pattern(pattern)
     raw = fs.raw
     texts: list[tuple[str, str]] = []
-    for path in memory_paths(fs):
-        try:
-            data = raw.cat_file(path)
-        except (FileNotFoundError, IsADirectoryError, errors.UnsafePathError):
+    for path, data in raw.cat_many(memory_paths(fs)):
+        if isinstance(data, FileNotFoundError | IsADirectoryError | errors.UnsafePathError):
             continue  # removed, or swapped for a link, since it was listed
+        if isinstance(data, OSError):
+            raise data
         texts.append((path, data.decode("utf-8", errors="replace")))
     if regex:
         files = [(path, searchable_parts(text)) for path, text in texts]
