@@ -20,6 +20,8 @@ from memfs.search import (
     WORKER_START_S,
     SearchPatternError,
     _holds_literal,
+    _literal_matches,
+    _runs,
     describe,
     format_matches,
     search_memory,
@@ -427,3 +429,22 @@ def test_a_file_is_cut_into_lines_only_if_a_searched_line_holds_the_literal(
     literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
     lines = [ln.text for run in searchable_parts(text) for ln in run]
     assert _holds_literal(text, literal) == any(literal.search(ln) for ln in lines), text
+
+
+@settings(max_examples=1000, deadline=None)
+@example(["---\n", "name: ab ab\n", "---\n", "ab\r\n", "xab", "ab\n", "\n", "abab"], "ab", False)
+@given(
+    st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12),
+    st.sampled_from(
+        ["ab", "AB", "a", "x-y", "type", "2026", "more", "---", "ſ", "k", "s", "b\n"[:1]]
+    ),
+    st.booleans(),
+)
+def test_a_body_searched_as_one_text_finds_what_each_line_searched_finds(
+    pieces: list[str], pattern: str, ignore_case: bool
+) -> None:
+    text = "".join(pieces)
+    literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
+    lines = [ln.text for run in searchable_parts(text) for ln in run]
+    each = [(i, m.start()) for i, ln in enumerate(lines) if (m := literal.search(ln))]
+    assert _literal_matches(literal, _runs(text)) == each, text
