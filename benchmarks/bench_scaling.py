@@ -238,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", default=str(PLOT), help="the PNG to write")
     args = ap.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(","))
+    load_before = os.getloadavg()
     with Workspaces() as ws:
         process_sizes = tuple(int(s) for s in args.process_sizes.split(",") if s)
         figures = measure_sizes(ws, sizes, args.repeats, process_sizes)
@@ -250,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         f"--repeats {args.repeats} --process-sizes {args.process_sizes}",
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
+        "load_average": {"start": load_before, "end": os.getloadavg()},
         "targets": TARGETS,
         "figures": figures,
     }
