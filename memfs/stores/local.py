@@ -18,7 +18,7 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Generator, Hashable, Iterable, Iterator
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256, content_sha256
@@ -320,7 +320,7 @@ class LocalFileStore:
 
     def read_many_versioned(
         self, paths: Iterable[str]
-    ) -> Iterator[tuple[bytes, Hashable | None] | OSError]:
+    ) -> Generator[tuple[bytes, Hashable | None] | OSError, None, None]:
         """:meth:`read_versioned` of each path in order, its error in place; paths that share
         a parent directory in a row share one descriptor of it, opened as ``read_versioned``
         opens it (from the root, no link followed) and closed when the run ends. A file is
