@@ -309,22 +309,17 @@ class LocalFileStore:
 
     def read_versioned(self, path: str) -> tuple[bytes, Hashable | None]:
         """:meth:`read` and the file's version (inode, size, modification and change times)."""
-        rel = normalize(path, reserved=True)
-        if not rel:
-            raise errors.is_a_directory(rel)
-        with self._at(rel, "read") as at:
-            got = None if at is None else read_regular_versioned(*at, rel)
-        if got is None:
-            raise errors.not_found(rel)
+        got = next(self.read_many_versioned((path,)))  # one owner of how a file is read
+        if isinstance(got, OSError):
+            raise got
         return got
 
     def read_many_versioned(
         self, paths: Iterable[str]
     ) -> Generator[tuple[bytes, Hashable | None] | OSError, None, None]:
         """:meth:`read_versioned` of each path in order, its error in place; paths that share
-        a parent directory in a row share one descriptor of it, opened as ``read_versioned``
-        opens it (from the root, no link followed) and closed when the run ends. A file is
-        checked and read exactly as ``read_versioned`` reads it."""
+        a parent directory in a row share one descriptor of it, opened from the root with no
+        link followed and closed when the run ends (``read_versioned`` is a run of one)."""
         held: tuple[str, int | None] | None = None  # a directory and its descriptor (None: absent)
         try:
             for path in paths:
