@@ -333,11 +333,11 @@ def _texts(runs: list[_Run]) -> list[str]:
 
 def _locate(runs: list[_Run], flat: int) -> tuple[_Run, int]:
     """The run holding line ``flat`` of the runs joined, and the line's index in it."""
-    for run in runs:
+    for run in runs[:-1]:
         if flat < len(run):
             return run, flat
         flat -= len(run)
-    raise IndexError(flat)
+    return runs[-1], flat
 
 
 def _with_context(
