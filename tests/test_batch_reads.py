@@ -3,11 +3,14 @@ path, exactly what one read at a time gives, errors included (as values)."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 import pytest
-from memfs import LocalFileStore, MemFS
+from memfs import InMemoryFileStore, LocalFileStore, MemFS
+from memfs.search import search_memory
+from memfs.stats import collect_stats
 from memfs.stores import supports_batch_reads
 
 from tests.conftest import TODAY
@@ -101,3 +104,26 @@ def test_cat_many_over_a_store_without_batch_reads(memfs: MemFS) -> None:
     paths = ["memory/a.md", "memory/none.md", "MEMORY.md", "../x", "memory"]
     for path, data in memfs.cat_many(paths):
         _same(data, _one_at_a_time(memfs.cat_file, path))
+
+
+class _FailingStore(InMemoryFileStore):
+    """An in-memory store whose disk fails under one file, once it is ``failing``."""
+
+    failing = False
+
+    def read(self, path: str) -> bytes:
+        if self.failing and path.endswith("bad.md"):
+            raise OSError(errno.EIO, "Input/output error", path)
+        return super().read(path)
+
+
+def test_a_read_that_fails_fails_stats_and_search_as_the_read_does() -> None:
+    store = _FailingStore()
+    fs = MemFS(store, clock=lambda: TODAY)
+    fs.pipe_file("memory/a.md", MEMORY)
+    fs.pipe_file("memory/bad.md", MEMORY)
+    store.failing = True
+    for whole_store_pass in (lambda: collect_stats(fs), lambda: search_memory(fs, "body")):
+        with pytest.raises(OSError, match="Input/output error") as e:
+            whole_store_pass()
+        assert e.value.errno == errno.EIO
