@@ -8,7 +8,18 @@ At each size, in the same run and interleaved (:func:`benchmarks.harness.compare
 * ``collect_stats`` against ``os.walk`` + reading every file;
 * ``search_memory`` (a substring that is in every memory) against ``os.walk`` + read +
   ``re.search`` on each file;
-* a chat turn (``build_chat_turn``) against a raw read of ``MEMORY.md``.
+* a chat turn (``build_chat_turn``) against a raw read of ``MEMORY.md``;
+
+and, as whole processes at 1,000 and 10,000 files (:data:`PROCESS_SIZES`), one process per
+batch, with bytecode caching on as for an installed package (:mod:`benchmarks.bench_startup`):
+
+* ``memfs stats WS`` against ``python -c`` running the same ``os.walk`` + read;
+* ``memfs grep WS OPS-4312`` (a ticket number most generated bodies hold) against
+  ``grep -rn OPS-4312 WS/memory``.
+
+The search needle of the in-process row, ``---``, is in every file but only on its fence lines,
+which search does not search: that row times the pass that finds nothing, the process row
+one that finds lines in most files.
 
 Writes ``benchmarks/results/scaling-<date>.json`` and the plot of the paired ratios,
 ``docs/assets/benchmarks-scaling.png`` (matplotlib, the ``plot`` extra), which
@@ -23,6 +34,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -35,16 +47,35 @@ from memfs.stats import collect_stats
 from memfs.stores import LocalFileStore
 from memfs.turns import build_chat_turn
 
+from benchmarks.bench_startup import child_env, compare_processes, memfs_command
 from benchmarks.bench_stats import clear_parse_caches, walk_and_read
-from benchmarks.harness import Comparison, compare
+from benchmarks.harness import Comparison, Row, compare
 from benchmarks.workspaces import Workspaces, bench_clock
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PLOT = Path(__file__).resolve().parent.parent / "docs" / "assets" / "benchmarks-scaling.png"
 SIZES = (10, 100, 1_000, 10_000)
 NEEDLE = "---"  # every memory file opens its frontmatter with it: every file matches
-TARGETS = {"collect_stats": 2.0, "search_memory": 1.5, "chat turn": 2.0}
+TARGETS = {
+    "collect_stats": 2.0,
+    "search_memory": 1.5,
+    "chat turn": 2.0,
+    "memfs stats (process)": 3.0,
+    "memfs grep (process)": 5.0,
+}
 """The ratio each path should stay under at every size."""
+IN_PROCESS = ("collect_stats", "search_memory", "chat turn")
+PROCESS_SIZES = (1_000, 10_000)
+"""The store sizes the whole-process rows run at (each pass is a fresh interpreter)."""
+GREP_NEEDLE = "OPS-4312"
+ROW_IDS = dict(zip(TARGETS, ("21", "22", "23", "24", "25"), strict=True))
+"""The rows' numbers in ``benchmarks.run_all``."""
+_WALK_READ = (
+    "import os,sys\n"
+    "for d,_,fs in os.walk(sys.argv[1]):\n"
+    " for n in fs:\n"
+    "  with open(os.path.join(d,n),'rb') as f: f.read()"
+)
 
 
 def walk_read_search(root: str, pattern: re.Pattern[str]) -> int:
@@ -83,24 +114,83 @@ def pairs(root: str) -> dict[str, tuple[str, Callable[[], object], Callable[[], 
     }
 
 
-def measure_sizes(ws: Workspaces, sizes: tuple[int, ...], repeats: int) -> dict[str, dict]:
+def process_pairs(root: str, env: dict[str, str]) -> dict[str, tuple[str, list[str], list[str]]]:
+    """Each whole-process row at one store: its baseline's label, the two command lines."""
+    return {
+        "memfs stats (process)": (
+            "python -c os.walk + read",
+            [sys.executable, "-c", _WALK_READ, root],
+            memfs_command("stats", root),
+        ),
+        "memfs grep (process)": (
+            "grep -rn",
+            ["grep", "-rn", GREP_NEEDLE, os.path.join(root, "memory")],
+            memfs_command("grep", root, GREP_NEEDLE),
+        ),
+    }
+
+
+def measure_sizes(
+    ws: Workspaces,
+    sizes: tuple[int, ...],
+    repeats: int,
+    process_sizes: tuple[int, ...] = PROCESS_SIZES,
+) -> dict[str, dict]:
     """``{path: {size: Comparison.summary()}}``, cold caches before each pass (a process's)."""
     out: dict[str, dict] = {name: {} for name in TARGETS}
-    for n in sizes:
-        root = ws.generated_dir(n)
-        for name, (label, base, cand) in pairs(root).items():
-            c: Comparison = compare(
-                base,
-                cand,
-                baseline_label=label,
-                candidate_label=name,
-                repeats=repeats if n < 10_000 else max(3, repeats // 3),
-                number=None if n < 1_000 else 1,  # small stores: batches long enough to time
-                setup=clear_parse_caches,
+    with tempfile.TemporaryDirectory(prefix="memfs-pycache-") as pycache:
+        env = child_env(pycache)
+        for n in sizes:
+            root = ws.generated_dir(n)
+            _measure_in_process(out, root, n, repeats)
+            if n in process_sizes:
+                for name, (label, base, cand) in process_pairs(root, env).items():
+                    c = compare_processes(base, cand, env, repeats, (label, name))
+                    out[name][str(n)] = c.summary()
+                    print(f"{name} at {n:,} files: {c.ratio_paired:.2f}× {label}", file=sys.stderr)
+    return {name: by_size for name, by_size in out.items() if by_size}
+
+
+def _measure_in_process(out: dict[str, dict], root: str, n: int, repeats: int) -> None:
+    for name, (label, base, cand) in pairs(root).items():
+        c: Comparison = compare(
+            base,
+            cand,
+            baseline_label=label,
+            candidate_label=name,
+            repeats=repeats if n < 10_000 else max(3, repeats // 3),
+            number=None if n < 1_000 else 1,  # small stores: batches long enough to time
+            setup=clear_parse_caches,
+        )
+        out[name][str(n)] = c.summary()
+        print(f"{name} at {n:,} files: {c.ratio_paired:.2f}× {label}", file=sys.stderr)
+
+
+def rows(figures: dict[str, dict]) -> list[Row]:
+    """One benchmark row a path, for ``benchmarks.run_all``: met when every size is."""
+    out = []
+    for name, by_size in figures.items():
+        sizes = sorted(by_size, key=int)
+        target = TARGETS[name]
+        out.append(
+            Row(
+                id=ROW_IDS[name],
+                what=f"{name}, {' / '.join(f'{int(s):,}' for s in sizes)} files",
+                baseline=by_size[sizes[0]]["baseline"]["label"],
+                target=f"≤ {target:g}×",
+                measured=" / ".join(f"{by_size[s]['ratio_paired']:.2f}×" for s in sizes),
+                met=all(by_size[s]["ratio_paired"] <= target for s in sizes),
+                note="Paired, interleaved; caches emptied before each in-process pass, a fresh "
+                "interpreter per process batch (benchmarks/bench_scaling.py).",
+                figures=by_size,
             )
-            out[name][str(n)] = c.summary()
-            print(f"{name} at {n:,} files: {c.ratio_paired:.2f}× {label}", file=sys.stderr)
+        )
     return out
+
+
+def run(ws: Workspaces, sizes: tuple[int, ...] = SIZES, repeats: int = 3) -> list[Row]:
+    """The scaling rows (21-25) over ``ws``, for ``benchmarks.run_all``."""
+    return rows(measure_sizes(ws, sizes, repeats))
 
 
 def plot(figures: dict[str, dict], path: Path) -> None:
@@ -110,7 +200,9 @@ def plot(figures: dict[str, dict], path: Path) -> None:
     require("plot", "matplotlib").use("Agg")
     plt = require("plot", "matplotlib.pyplot")
     fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
-    for (name, by_size), colour in zip(figures.items(), ("C0", "C1", "C2"), strict=False):
+    for (name, by_size), colour in zip(
+        figures.items(), ("C0", "C1", "C2", "C3", "C4"), strict=False
+    ):
         sizes = sorted(by_size, key=int)
         ax.plot(
             [int(s) for s in sizes],
@@ -137,21 +229,29 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="store sizes, in files")
     ap.add_argument("--repeats", type=int, default=5, help="pairs per comparison (a third at 10k)")
+    ap.add_argument(
+        "--process-sizes",
+        default=",".join(map(str, PROCESS_SIZES)),
+        help="the sizes (of --sizes) that also run the whole-process rows",
+    )
     ap.add_argument("--out", default=str(RESULTS), help="directory for the results file")
     ap.add_argument("--plot", default=str(PLOT), help="the PNG to write")
     args = ap.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(","))
+    load_before = os.getloadavg()
     with Workspaces() as ws:
-        figures = measure_sizes(ws, sizes, args.repeats)
+        process_sizes = tuple(int(s) for s in args.process_sizes.split(",") if s)
+        figures = measure_sizes(ws, sizes, args.repeats, process_sizes)
     stamp = dt.datetime.now(dt.UTC).date().isoformat()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"scaling-{stamp}.json"
     report = {
         "command": f"python -m benchmarks.bench_scaling --sizes {args.sizes} "
-        f"--repeats {args.repeats}",
+        f"--repeats {args.repeats} --process-sizes {args.process_sizes}",
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
+        "load_average": {"start": load_before, "end": os.getloadavg()},
         "targets": TARGETS,
         "figures": figures,
     }

@@ -33,6 +33,7 @@ from benchmarks import (
     bench_history,
     bench_index,
     bench_read,
+    bench_scaling,
     bench_serve,
     bench_startup,
     bench_stats,
@@ -125,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             (("14", "15", "16", "17"), lambda: bench_history.run(ws)),
             (("18", "19"), lambda: bench_startup.run()),
             (("20",), lambda: bench_serve.run(ws)),
+            (("21", "22", "23", "24", "25"), lambda: bench_scaling.run(ws)),
         ]
         for ids, step in steps:
             if not wanted(*ids):

@@ -30,7 +30,7 @@ import datetime as dt
 import os
 import random
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +51,7 @@ from memfs.stores import (
     FsspecFileStore,
     LocalFileStore,
     move_file,
+    supports_batch_reads,
     supports_versioned_reads,
     with_preconditions,
 )
@@ -183,6 +184,7 @@ class MemFS(AbstractFileSystem):
         # Wrapped once here, so every write below is one call whatever the store can do.
         self.store: ConditionalFileStore = with_preconditions(given)
         self._versioned = supports_versioned_reads(self.store)
+        self._batch_reads = supports_batch_reads(self.store)
         self.options = opts
         self.is_read_only = opts.read_only
         self.decorates = opts.decorate
@@ -549,6 +551,37 @@ class MemFS(AbstractFileSystem):
         if start is None and end is None:
             return data
         return data[slice(start, end)]
+
+    def cat_many(self, paths: Iterable[str]) -> Iterator[tuple[str, bytes | OSError]]:
+        """``(path, cat_file(path))`` for each of ``paths`` in order, a read's error in place of
+        its bytes (never raised). For a whole-store pass (``memfs stats``, search): a store that
+        reads many files at once (:class:`~memfs.stores.protocol.BatchReadingStore`) opens each
+        directory once for all of them instead of walking to it for each file."""
+        items: list[tuple[str, str | OSError]] = []
+        for path in paths:
+            try:
+                items.append((path, self._rel(path)))
+            except OSError as e:
+                items.append((path, e))
+        rels = [rel for _, rel in items if isinstance(rel, str)]
+        store: Any = self.store
+        reads = iter(
+            store.read_many_versioned(rels)
+            if self._batch_reads
+            else (self._read_or_error(rel) for rel in rels)
+        )
+        for path, rel in items:
+            if not isinstance(rel, str):
+                yield path, rel
+                continue
+            got = next(reads)
+            yield path, (got if isinstance(got, OSError) else self._view(rel, *got))
+
+    def _read_or_error(self, rel: str) -> tuple[bytes, Hashable | None] | OSError:
+        try:
+            return self._read(rel)
+        except OSError as e:
+            return e
 
     def get_file(
         self, rpath: str, lpath: Any, callback: Any = None, outfile: Any = None, **kw: Any

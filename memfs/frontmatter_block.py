@@ -53,15 +53,27 @@ _OPEN = re.compile(r"\A(\ufeff?)---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
 
 
-def split_frontmatter(text: str) -> tuple[str, str, str] | None:
-    """``(opening, yaml_text, rest)`` where ``rest`` starts at the closing fence; None if absent."""
+def frontmatter_span(text: str) -> tuple[int, int, int] | None:
+    """``(head start, closing fence start, body start)`` in ``text``; None without frontmatter.
+
+    Positions, not slices: a caller that needs the head and the body copies each once (the
+    body is most of a memory file)."""
     m = _OPEN.match(text)
     if not m:
         return None
     close = _CLOSE.search(text, m.end())
     if not close:
         return None
-    return text[: m.end()], text[m.end() : close.start()], text[close.start() :]
+    return m.end(), close.start(), close.end()
+
+
+def split_frontmatter(text: str) -> tuple[str, str, str] | None:
+    """``(opening, yaml_text, rest)`` where ``rest`` starts at the closing fence; None if absent."""
+    span = frontmatter_span(text)
+    if span is None:
+        return None
+    start, close, _ = span
+    return text[:start], text[start:close], text[close:]
 
 
 # -- reading the block -------------------------------------------------------------------------
@@ -161,14 +173,13 @@ def read_file_frontmatter(
             text, undecodable = data.decode("utf-8", errors="replace"), True
     else:
         text = data
-    parts = split_frontmatter(text)
-    if parts is None:
+    span = frontmatter_span(text)
+    if span is None:
         body = text[1:] if text.startswith("\ufeff") else text
         return FileFrontmatter(text, body, None, undecodable)
-    rest = parts[2]  # starts at the closing fence line; the body is what follows it
-    nl = rest.find("\n")
-    body = "" if nl < 0 else rest[nl + 1 :]
-    return FileFrontmatter(text, body, (reader or read_frontmatter)(parts[1]), undecodable)
+    start, close, body_start = span  # the body is what follows the closing fence's line
+    read = (reader or read_frontmatter)(text[start:close])
+    return FileFrontmatter(text, text[body_start:], read, undecodable)
 
 
 def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
@@ -302,8 +313,9 @@ def _unquoted(text: str) -> str:
 # -- the plain shape, without YAML ---------------------------------------------------------------
 
 _KEY = r"[A-Za-z_][A-Za-z0-9_\-]*"
-_TOP_LINE = re.compile(rf"({_KEY}):(?: (.*))?")
-_CHILD_LINE = re.compile(rf"  ({_KEY}):(?: (.*))?")
+_SIMPLE_LINE = re.compile(rf"^(  )?({_KEY}):(?: (.*))?$", re.M)
+"""A line of the plain shape: ``key: value``, or a child ``  key: value`` (``.`` stops only at
+``\n``, where the block's lines are split)."""
 
 
 class _Resolver(yaml.resolver.Resolver):
@@ -317,10 +329,33 @@ _SHORT = 128
 """Plain scalars up to this long are memoised (keys and types repeat across a store's files)."""
 
 
+_MATCHERS = {
+    first: tuple(rx.match for _tag, rx in resolvers)
+    for first, resolvers in _Resolver.yaml_implicit_resolvers.items()
+}
+
+
+def _untyped(value: str) -> bool:
+    """``_resolve(ScalarNode, value, (True, False)) == _STR`` without the resolver's own
+    overhead (a second for 10,000 names starting with y, n, t, f or o): YAML tries the
+    resolvers filed under the scalar's first character in order and types it by the first that
+    matches, and none of the safe loader's gives the string tag, so it is text exactly when
+    none matches."""
+    return not any(match(value) for match in _MATCHERS.get(value[:1], ()))
+
+
+if None in _MATCHERS or any(  # pragma: no cover - a PyYAML whose resolvers work otherwise
+    tag == _STR for resolvers in _Resolver.yaml_implicit_resolvers.values() for tag, _ in resolvers
+):
+
+    def _untyped(value: str) -> bool:
+        return _resolve(yaml.ScalarNode, value, (True, False)) == _STR
+
+
 @lru_cache(maxsize=8192)  # only short values reach it: at most ~8192 x _SHORT characters
 def _is_plain_text(value: str) -> bool:
     """Whether YAML reads the plain scalar ``value`` as a string (not a number, bool, null)."""
-    return _resolve(yaml.ScalarNode, value, (True, False)) == _STR
+    return _untyped(value)
 
 
 # YAML picks an implicit type by the scalar's first character; a plain scalar starting with
@@ -335,7 +370,7 @@ def _plain_text(value: str) -> bool:
         return True
     if len(value) <= _SHORT:
         return _is_plain_text(value)
-    return _resolve(yaml.ScalarNode, value, (True, False)) == _STR
+    return _untyped(value)
 
 
 _PLAIN_UNSAFE_START = frozenset("-?:,[]{}#&*!|>'\"%@` ")
@@ -377,39 +412,30 @@ def parse_simple_mapping(yaml_text: str) -> dict[str, Any] | None:
     escapes, comments, flow style, deeper nesting, CRLF — returns None and goes to YAML. A
     property test checks that whatever this returns equals YAML's result.
     """
+    found = _SIMPLE_LINE.findall(yaml_text)
+    # One match a line at most: any line the pattern does not take is outside the shape.
+    if len(found) != yaml_text.count("\n") + (yaml_text[-1:] not in ("\n", "")):
+        return None
     out: dict[str, Any] = {}
     parent: dict[str, Any] | None = None
-    lines = yaml_text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    for line in lines:
-        child = _CHILD_LINE.fullmatch(line) if line.startswith("  ") else None
-        if child is not None:
-            key = child.group(1)
-            if parent is None or not (
-                _is_plain_text(key) if len(key) <= _SHORT else _plain_text(key)
-            ):
+    for indent, key, value in found:  # "" for a group that did not take part
+        if not (_is_plain_text(key) if len(key) <= _SHORT else _plain_text(key)):
+            return None
+        if indent:
+            if parent is None:
                 return None
-            text = _simple_scalar(child.group(2)) if child.group(2) is not None else None
+            text = _simple_scalar(value) if value else None
             if text is None:
                 return None
             parent[key] = text
-            continue
-        top = _TOP_LINE.fullmatch(line)
-        if top is None:
-            return None
-        key = top.group(1)
-        if not (_is_plain_text(key) if len(key) <= _SHORT else _plain_text(key)):
-            return None
-        value = top.group(2)
-        if value is None or not value.strip(" "):
+        elif not value.strip(" "):
             parent = {}
-            out[top.group(1)] = parent
+            out[key] = parent
         else:
             text = _simple_scalar(value)
             if text is None:
                 return None
-            out[top.group(1)] = text
+            out[key] = text
             parent = None
     return {k: (v if v != {} else None) for k, v in out.items()} if out else None
 

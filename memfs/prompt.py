@@ -11,6 +11,7 @@ filesystem adds it when a memory file is read. docs/design.md has the reasons.
 
 from __future__ import annotations
 
+import functools
 from typing import Literal, get_args
 
 from memfs.layout import PLATFORM, Layout
@@ -181,6 +182,11 @@ def memory_prompt(
     """
     if not manifest.memory_enabled:
         return ""
+    return _memory_section(layout, variant, read_only)
+
+
+@functools.lru_cache(maxsize=64)  # a few layouts x variants: the same text every turn
+def _memory_section(layout: Layout, variant: PromptVariant, read_only: bool) -> str:
     if variant not in PROMPT_VARIANTS:
         raise ValueError(
             f"Unknown memory prompt variant {variant!r}; use 'full' or 'appendix-a-only' (or "

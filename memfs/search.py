@@ -32,6 +32,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -39,7 +40,7 @@ from typing import Any, Literal
 from memfs import errors
 from memfs.errors import SearchPatternError
 from memfs.filesystem import MemFS
-from memfs.frontmatter_block import split_frontmatter
+from memfs.frontmatter_block import frontmatter_span
 from memfs.tags import escape_for_agent
 
 SEARCHED_FIELDS = ("name", "description")
@@ -125,25 +126,85 @@ def check_pattern(pattern: str) -> None:
         )
 
 
+class _Run:
+    """A run of searched lines (inside which context is shown), kept as their numbers, texts
+    and parts: a :class:`Line` is made only for a line that is shown."""
+
+    __slots__ = ("numbers", "parts", "source", "texts")
+
+    def __init__(
+        self,
+        numbers: Sequence[int],
+        texts: list[str],
+        parts: Sequence[Part],
+        source: str | None = None,
+    ) -> None:
+        self.numbers, self.texts, self.parts = numbers, texts, parts
+        self.source = source
+        """The text ``texts`` were split from (:func:`split_lines`), for a body."""
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def line(self, i: int, *, start: int | None = None) -> Line:
+        """Line ``i`` of the run; a matching one when its match's ``start`` is given."""
+        if start is None:
+            return Line(self.numbers[i], self.texts[i], self.parts[i])
+        return Line(self.numbers[i], self.texts[i], self.parts[i], match=True, start=start)
+
+
+def _body_run(text: str, first: int) -> _Run:
+    texts = split_lines(text)
+    return _Run(range(first, first + len(texts)), texts, ["body"] * len(texts), text)
+
+
+def _runs(text: str) -> list[_Run]:
+    """The runs of :func:`searchable_parts`."""
+    span = frontmatter_span(text)
+    if span is None:
+        return [_body_run(text, 1)]
+    start, close, body_start = span
+    first = 1 + text.count("\n", 0, start)
+    fields, head_count = _field_lines(text[start:close])
+    return [
+        _Run(
+            [first + i for i, _, _ in fields], [ln for _, ln, _ in fields], [k for *_, k in fields]
+        ),
+        _body_run(text[body_start:], first + head_count + 1),
+    ]
+
+
 def searchable_parts(text: str) -> list[list[Line]]:
     """The searched lines of a memory file's text, as runs inside which context is shown:
     the ``name`` and ``description`` lines of the frontmatter, then the body."""
-    parts = split_frontmatter(text)
-    if parts is None:
-        return [_lines(text, 1, "body")]
-    opening, head, rest = parts
-    first = 1 + opening.count("\n")
-    fields: list[Line] = []
+    return [[run.line(i) for i in range(len(run))] for run in _runs(text)]
+
+
+def _field_lines(head: str) -> tuple[list[tuple[int, str, Part]], int]:
+    """``(index, text, field)`` of each searched frontmatter line, and how many lines the
+    head has."""
+    fields: list[tuple[int, str, Part]] = []
     key: str | None = None
     head_lines = split_lines(head)
     for i, ln in enumerate(head_lines):
         if m := _KEY.match(ln):  # a top-level key; indented and blank lines continue one
             key = m.group(1)
         if key in SEARCHED_FIELDS:
-            fields.append(Line(first + i, ln, key))  # type: ignore[arg-type]
-    nl = rest.find("\n")
-    body = "" if nl < 0 else rest[nl + 1 :]
-    return [fields, _lines(body, first + len(head_lines) + 1, "body")]
+            fields.append((i, ln, key))  # type: ignore[arg-type]
+    return fields, len(head_lines)
+
+
+def _holds_literal(text: str, literal: re.Pattern[str]) -> bool:
+    """Whether a searched line of ``text`` holds ``literal``, without splitting the body: a
+    literal holds no line break (:func:`check_pattern`), so a match in the body's text is a
+    match in one of its lines."""
+    span = frontmatter_span(text)
+    if span is None:
+        return literal.search(text) is not None
+    start, close, body_start = span
+    if literal.search(text, body_start) is not None:
+        return True
+    return any(literal.search(ln) for _, ln, _ in _field_lines(text[start:close])[0])
 
 
 def split_lines(text: str) -> list[str]:
@@ -155,24 +216,38 @@ def split_lines(text: str) -> list[str]:
     return [ln.removesuffix("\r") for ln in lines]
 
 
-def _lines(text: str, first: int, part: Part) -> list[Line]:
-    return [Line(first + i, ln, part) for i, ln in enumerate(split_lines(text))]
-
-
-def _first_matches(rx: re.Pattern[str], files: list[list[str]]) -> list[list[tuple[int, int]]]:
-    """``(line index, match start)`` of each matching line, per file: a literal, in process."""
-    return [
-        [(i, m.start()) for i, text in enumerate(lines) if (m := rx.search(text)) is not None]
-        for lines in files
-    ]
+def _literal_matches(literal: re.Pattern[str], runs: list[_Run]) -> list[tuple[int, int]]:
+    """``(line index, match start)`` of each line of one file's runs (joined) that holds
+    ``literal``, a body searched as one text: a literal holds no line break, so each match lies
+    in one line, and the first match that starts in a line is the one a search of that line
+    finds."""
+    out: list[tuple[int, int]] = []
+    offset = 0
+    for run in runs:
+        src = run.source
+        if src is None:
+            out += [
+                (offset + i, m.start()) for i, t in enumerate(run.texts) if (m := literal.search(t))
+            ]
+        else:
+            line, counted, last = 0, 0, -1
+            for m in literal.finditer(src):
+                at = m.start()
+                line += src.count("\n", counted, at)
+                counted = at
+                if line != last:
+                    out.append((offset + line, at - src.rfind("\n", 0, at) - 1))
+                    last = line
+        offset += len(run)
+    return out
 
 
 def _regex_matches(
-    pattern: str, ignore_case: bool, files: list[tuple[str, list[Line]]], limit_s: float
+    pattern: str, ignore_case: bool, files: list[tuple[str, list[_Run]]], limit_s: float
 ) -> list[list[tuple[int, int]]]:
-    """What :func:`_first_matches` gives, for a regular expression compiled and matched in
+    """What :func:`_literal_matches` gives, for a regular expression compiled and matched in
     :mod:`memfs.regex_worker` under ``limit_s``; each way it can fail is one line."""
-    texts = [[ln.text for ln in lines] for _, lines in files]
+    texts = [_texts(runs) for _, runs in files]
     job = pickle.dumps(
         (sys.path, pattern, ignore_case, limit_s, texts), protocol=pickle.HIGHEST_PROTOCOL
     )
@@ -205,7 +280,7 @@ def _regex_matches(
 
 
 def _refusal(
-    shown: str, limit_s: float, answer: tuple[Any, ...], files: list[tuple[str, list[Line]]]
+    shown: str, limit_s: float, answer: tuple[Any, ...], files: list[tuple[str, list[_Run]]]
 ) -> str:
     """The one line for a worker's answer that is not hits (see :mod:`memfs.regex_worker`)."""
     kind = answer[0]
@@ -225,8 +300,9 @@ def _refusal(
         )
     if kind == "compiling":
         return _too_slow(shown, limit_s, compiled=False)
-    path, lines = files[answer[1]]  # "timeout": matching, at this line
-    where = f", at {path} line {lines[answer[2]].number}"
+    path, runs = files[answer[1]]  # "timeout": matching, at this line
+    run, i = _locate(runs, answer[2])
+    where = f", at {path} line {run.numbers[i]}"
     return _too_slow(shown, limit_s, compiled=True, where=where)
 
 
@@ -250,22 +326,34 @@ def _shown(pattern: str) -> str:
     return repr(pattern[:SHOWN_PATTERN_CHARS]) + f"… ({len(pattern):,} characters)"
 
 
+def _texts(runs: list[_Run]) -> list[str]:
+    """The lines of a file's runs, joined: what a match's line index counts."""
+    return [text for run in runs for text in run.texts]
+
+
+def _locate(runs: list[_Run], flat: int) -> tuple[_Run, int]:
+    """The run holding line ``flat`` of the runs joined, and the line's index in it."""
+    for run in runs[:-1]:
+        if flat < len(run):
+            return run, flat
+        flat -= len(run)
+    return runs[-1], flat
+
+
 def _with_context(
-    path: str, runs: list[list[Line]], hits: list[tuple[int, int]], context: int, keep: int | None
+    path: str, runs: list[_Run], hits: list[tuple[int, int]], context: int, keep: int | None
 ) -> FileMatches:
     """The first ``keep`` matching lines of one file (``hits`` index its lines, runs joined)
     with their context; context never crosses from one run into the next."""
     shown: dict[int, Line] = {}
-    where = [(run, i) for run in runs for i in range(len(run))]
     for n, (flat, start) in enumerate(hits):
         if keep is not None and n >= keep:
             break
-        run, i = where[flat]
+        run, i = _locate(runs, flat)
         for j in range(max(0, i - context), min(len(run), i + context + 1)):
-            if j != i and run[j].number not in shown:
-                shown[run[j].number] = run[j]
-        ln = run[i]
-        shown[ln.number] = Line(ln.number, ln.text, ln.part, match=True, start=start)
+            if j != i and run.numbers[j] not in shown:
+                shown[run.numbers[j]] = run.line(j)
+        shown[run.numbers[i]] = run.line(i, start=start)
     return FileMatches(path, [shown[n] for n in sorted(shown)])
 
 
@@ -293,21 +381,22 @@ def search_memory(
         raise SearchPatternError(f"context must be 0 or more lines, not {context}.")
     check_pattern(pattern)
     raw = fs.raw
-    paths = memory_paths(fs)
-    files: list[tuple[str, list[list[Line]]]] = []
-    for path in paths:
-        try:
-            data = raw.cat_file(path)
-        except (FileNotFoundError, IsADirectoryError, errors.UnsafePathError):
+    texts: list[tuple[str, str]] = []
+    for path, data in raw.cat_many(memory_paths(fs)):
+        if isinstance(data, FileNotFoundError | IsADirectoryError | errors.UnsafePathError):
             continue  # removed, or swapped for a link, since it was listed
-        files.append((path, searchable_parts(data.decode("utf-8", errors="replace"))))
-    flat = [(path, [ln for run in runs for ln in run]) for path, runs in files]
+        if isinstance(data, OSError):
+            raise data
+        texts.append((path, data.decode("utf-8", errors="replace")))
     if regex:
-        hits = _regex_matches(pattern, ignore_case, flat, time_limit_s)
+        files = [(path, _runs(text)) for path, text in texts]
+        hits = _regex_matches(pattern, ignore_case, files, time_limit_s)
     else:  # a literal cannot backtrack: Python's own engine, in this process, no limit needed
         literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
-        hits = _first_matches(literal, [[ln.text for ln in lines] for _, lines in flat])
-    result = SearchResult(pattern, files_searched=len(files))
+        # Only a file that holds the literal is cut into lines (most of a store does not).
+        files = [(path, _runs(text)) for path, text in texts if _holds_literal(text, literal)]
+        hits = [_literal_matches(literal, runs) for _, runs in files]
+    result = SearchResult(pattern, files_searched=len(texts))
     for (path, runs), found in zip(files, hits, strict=True):
         keep = None if limit is None else max(limit - result.matches, 0)
         shown = _with_context(path, runs, found, context, keep)

@@ -261,7 +261,11 @@ def measure(fs: MemFS) -> Measurement:
     layout = fs.layout
     raw = fs.read_only().raw
     files = set(raw.find(""))
-    contents = {p: raw.cat_file(p) for p in sorted(files) if layout.is_memory_file(p)}
+    contents: dict[str, bytes] = {}
+    for path, data in raw.cat_many(p for p in sorted(files) if layout.is_memory_file(p)):
+        if isinstance(data, OSError):
+            raise data
+        contents[path] = data
     records = [parse_memory(data, path) for path, data in contents.items()]
     index_data = raw.cat_file(layout.index_path) if layout.index_path in files else None
     report, index = report_over(

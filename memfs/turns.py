@@ -106,7 +106,13 @@ def assemble_turn(
     if placement not in PLACEMENTS:
         raise ValueError(f"placement={placement!r}: use one of {', '.join(PLACEMENTS)}.")
     past = copy.deepcopy(list(transcript))
-    block = context_block.rstrip("\n")
+    # The block without its closing blank line, for the placements that need it (a copy: at
+    # 10,000 memories, a megabyte of fresh pages a turn that a prefixed turn does not need).
+    block = (
+        context_block.rstrip("\n")
+        if placement != "prefix" or budget_tokens is not None
+        else context_block
+    )
     system = system_prompt
     if block and placement == "system":
         system = "\n\n".join(p for p in (system_prompt, block) if p)

@@ -14,13 +14,19 @@ pytest.importorskip("matplotlib")
 def test_a_small_run_writes_every_path_at_every_size_and_the_plot(tmp_path: Path) -> None:
     png = tmp_path / "scaling.png"
     code = bench_scaling.main(
-        ["--sizes", "10,20", "--repeats", "1", "--out", str(tmp_path), "--plot", str(png)]
+        [
+            *("--sizes", "10,20", "--repeats", "1", "--process-sizes", "20"),
+            *("--out", str(tmp_path), "--plot", str(png)),
+        ]
     )
     assert code == 0
     (results,) = tmp_path.glob("scaling-*.json")
     figures = json.loads(results.read_text())["figures"]
     assert set(figures) == set(bench_scaling.TARGETS)
-    for by_size in figures.values():
-        assert set(by_size) == {"10", "20"}
+    for name, by_size in figures.items():
+        # the whole-process rows run only at the sizes asked for them
+        assert set(by_size) == ({"10", "20"} if name in bench_scaling.IN_PROCESS else {"20"})
         assert all(f["ratio_paired"] > 0 for f in by_size.values())
+    rows = bench_scaling.rows(figures)
+    assert [r.id for r in rows] == ["21", "22", "23", "24", "25"]
     assert png.read_bytes().startswith(b"\x89PNG")

@@ -18,14 +18,19 @@ from memfs.frontmatter_block import (
     MEMO_ENTRIES,
     MEMO_MAX_TEXT,
     _Loader,
+    _read_frontmatter,
+    _resolve,
+    _untyped,
     coerce_date,
     memory_date,
     memory_dates,
     parse_simple_mapping,
     parse_yaml_mapping,
+    read_file_frontmatter,
     read_frontmatter,
     recorded_date,
     recorded_date_of,
+    split_frontmatter,
     with_recorded,
 )
 from memfs.records import parse_memory
@@ -64,6 +69,44 @@ def test_fast_path_agrees_with_yaml_whenever_it_answers(lines: list[str]) -> Non
     fast = parse_simple_mapping(text)
     if fast is not None:
         assert fast == _yaml(text), text
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.one_of(
+        st.sampled_from(VALUES + KEYS),
+        st.text(max_size=16),
+        st.from_regex(r"[-+.0-9a-zA-Z_:~<=]{0,12}", fullmatch=True),
+    )
+)
+def test_the_plain_text_check_is_the_resolvers_answer(value: str) -> None:
+    assert _untyped(value) == (_resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG)
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.sampled_from(["", "\ufeff"]),
+    st.sampled_from(["---\n", "--- \n", "---\r\n", "--"]),
+    st.lists(line, max_size=5),
+    st.sampled_from(["---\n", "...\n", "---", "--- \t\r\n", "-- \n", ""]),
+    st.text(max_size=20),
+)
+def test_the_file_is_taken_apart_as_the_split_gives(
+    bom: str, opening: str, head: list[str], closing: str, body: str
+) -> None:
+    text = bom + opening + "".join(f"{ln}\n" for ln in head) + closing + body
+    parts = split_frontmatter(text)
+    file = read_file_frontmatter(text.encode("utf-8"), _read_frontmatter)
+    if parts is None:
+        assert file.read is None and file.body == text.removeprefix("\ufeff")
+    else:
+        rest = parts[2]
+        nl = rest.find("\n")
+        assert file.body == ("" if nl < 0 else rest[nl + 1 :])
+        assert file.read == _read_frontmatter(parts[1])
 
 
 def test_memory_shaped_frontmatter_takes_the_fast_path() -> None:

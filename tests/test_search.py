@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from memfs import InMemoryFileStore, LocalFileStore, MemFS
 from memfs.layout import Layout
@@ -19,9 +19,13 @@ from memfs.search import (
     MAX_PATTERN_CHARS,
     WORKER_START_S,
     SearchPatternError,
+    _holds_literal,
+    _literal_matches,
+    _runs,
     describe,
     format_matches,
     search_memory,
+    searchable_parts,
 )
 
 from tests.conftest import TODAY
@@ -401,3 +405,46 @@ def test_line_numbers_count_newlines_only_as_edit_file_does() -> None:
     fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
     fs.pipe_file("memory/x.md", "a\x0cb\u2028c\r\nneedle\n".encode())
     assert shown(fs, "needle", context=1) == ["memory/x.md-1-a\x0cb\u2028c", "memory/x.md:2:needle"]
+
+
+_PIECES = st.sampled_from(
+    ["---\n", "--- \r\n", "...\n", "name: x-y\n", "description: a b\n", "  more\n", "type: ab\n",
+     "metadata:\n", "  recorded: 2026\n", "\ufeff", "\r\n", "\n", "ab", "AB", "a\rb", "ſ", "K"]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None)
+@example(["---\n", "name: x-y\n", "---\n", "ab"], "---", False)  # only the fences hold it
+@example(["---\n", "type: ab\n", "---\n"], "ab", False)  # only a key not searched holds it
+@example(["---\n", "description: a b\n", "  more\n", "---\n"], "more", True)
+@given(
+    st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12),
+    st.sampled_from(["ab", "AB", "a", "x-y", "type", "2026", "more", "---", "ſ", "k", "s"]),
+    st.booleans(),
+)
+def test_a_file_is_cut_into_lines_only_if_a_searched_line_holds_the_literal(
+    pieces: list[str], pattern: str, ignore_case: bool
+) -> None:
+    text = "".join(pieces)
+    literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
+    lines = [ln.text for run in searchable_parts(text) for ln in run]
+    assert _holds_literal(text, literal) == any(literal.search(ln) for ln in lines), text
+
+
+@settings(max_examples=1000, deadline=None)
+@example(["---\n", "name: ab ab\n", "---\n", "ab\r\n", "xab", "ab\n", "\n", "abab"], "ab", False)
+@given(
+    st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12),
+    st.sampled_from(
+        ["ab", "AB", "a", "x-y", "type", "2026", "more", "---", "ſ", "k", "s", "b\n"[:1]]
+    ),
+    st.booleans(),
+)
+def test_a_body_searched_as_one_text_finds_what_each_line_searched_finds(
+    pieces: list[str], pattern: str, ignore_case: bool
+) -> None:
+    text = "".join(pieces)
+    literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
+    lines = [ln.text for run in searchable_parts(text) for ln in run]
+    each = [(i, m.start()) for i, ln in enumerate(lines) if (m := literal.search(ln))]
+    assert _literal_matches(literal, _runs(text)) == each, text

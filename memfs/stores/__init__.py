@@ -22,11 +22,13 @@ from memfs.stores.host import TEMP_PREFIX
 from memfs.stores.local import LocalFileStore
 from memfs.stores.memory import InMemoryFileStore
 from memfs.stores.protocol import (
+    BatchReadingStore,
     ConditionalFileStore,
     FileStore,
     MovingFileStore,
     VersionedFileStore,
     VersionedListingStore,
+    supports_batch_reads,
     supports_moves,
     supports_preconditions,
     supports_versioned_listing,
@@ -53,6 +55,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "TEMP_PREFIX",
+    "BatchReadingStore",
     "ConditionalFileStore",
     "FileStore",
     "FsspecFileStore",
@@ -65,6 +68,7 @@ __all__ = [
     "VersionedListingStore",
     "copy_then_delete",
     "move_file",
+    "supports_batch_reads",
     "supports_moves",
     "supports_preconditions",
     "supports_versioned_listing",

@@ -18,7 +18,7 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Hashable, Iterator
+from collections.abc import Generator, Hashable, Iterable, Iterator
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256, content_sha256
@@ -68,6 +68,7 @@ class LocalFileStore:
     versioned_reads = True
     moves = True
     versioned_listing = True
+    batch_reads = True
     grouped_writes = True
     """Has :meth:`write_after`: two writes that must land in order, their fsyncs overlapped."""
 
@@ -308,14 +309,42 @@ class LocalFileStore:
 
     def read_versioned(self, path: str) -> tuple[bytes, Hashable | None]:
         """:meth:`read` and the file's version (inode, size, modification and change times)."""
-        rel = normalize(path, reserved=True)
-        if not rel:
-            raise errors.is_a_directory(rel)
-        with self._at(rel, "read") as at:
-            got = None if at is None else read_regular_versioned(*at, rel)
-        if got is None:
-            raise errors.not_found(rel)
+        got = next(self.read_many_versioned((path,)))  # one owner of how a file is read
+        if isinstance(got, OSError):
+            raise got
         return got
+
+    def read_many_versioned(
+        self, paths: Iterable[str]
+    ) -> Generator[tuple[bytes, Hashable | None] | OSError, None, None]:
+        """:meth:`read_versioned` of each path in order, its error in place; paths that share
+        a parent directory in a row share one descriptor of it, opened from the root with no
+        link followed and closed when the run ends (``read_versioned`` is a run of one)."""
+        held: tuple[str, int | None] | None = None  # a directory and its descriptor (None: absent)
+        try:
+            for path in paths:
+                try:
+                    rel = normalize(path, reserved=True)
+                    if not rel:
+                        raise errors.is_a_directory(rel)
+                    head, _, name = rel.rpartition("/")
+                    with _naming(rel, "read"):
+                        if held is None or held[0] != head:
+                            if held is not None and held[1] is not None:
+                                os.close(held[1])
+                            held = None
+                            held = (head, self._open_dir(head, rel))
+                        fd = held[1]
+                        got = None if fd is None else read_regular_versioned(fd, name, rel)
+                    if got is None:
+                        raise errors.not_found(rel)
+                except OSError as e:
+                    yield e
+                else:
+                    yield got
+        finally:
+            if held is not None and held[1] is not None:
+                os.close(held[1])
 
     def read_to_file(self, path: str, local_path: str) -> None:
         rel = normalize(path, reserved=True)

@@ -24,7 +24,7 @@ Moves are the second optional capability: a store that can rename a file in one 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Protocol, runtime_checkable
 
 
@@ -114,6 +114,28 @@ class VersionedFileStore(FileStore, Protocol):
 def supports_versioned_reads(store: object) -> bool:
     """Whether ``store`` declares versioned reads (read statically, like the preconditions)."""
     return inspect.getattr_static(store, "versioned_reads", False) is True
+
+
+@runtime_checkable
+class BatchReadingStore(VersionedFileStore, Protocol):
+    """A versioned store that reads many files in one call; declared with ``batch_reads = True``.
+
+    ``read_many_versioned`` gives, for each path in order, what :meth:`read_versioned` returns
+    for it, or the error it raises, as a value (never raised), so that a whole-store pass
+    (``memfs stats``, search) does not walk from the root again for each of thousands of files.
+    """
+
+    batch_reads: bool
+
+    def read_many_versioned(
+        self, paths: Iterable[str]
+    ) -> Iterator[tuple[bytes, Hashable | None] | OSError]:
+        """:meth:`read_versioned` of each of ``paths``, in order, its error in place."""
+
+
+def supports_batch_reads(store: object) -> bool:
+    """Whether ``store`` declares batch reads (read statically, like the rest)."""
+    return inspect.getattr_static(store, "batch_reads", False) is True
 
 
 @runtime_checkable
