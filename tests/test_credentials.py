@@ -322,6 +322,15 @@ def test_every_file_in_the_memory_area_is_guarded(fs, path):
     assert not fs.exists(path)
 
 
+def test_is_guarded_names_the_memory_area_the_index_and_the_paths_given():
+    fs = MemFS(InMemoryFileStore()).guarding(["notes/brief.md"])
+    guarded = ["memory/a.md", "memory/deploy.txt", "MEMORY.md", "notes/brief.md"]
+    assert [fs.is_guarded(p) for p in guarded] == [True] * 4
+    assert not fs.is_guarded("notes/other.md") and not fs.is_guarded("src/app.py")
+    off = MemFS(InMemoryFileStore(), credential_guard=False)
+    assert not any(off.is_guarded(p) for p in guarded)
+
+
 def test_a_secret_in_a_file_name_is_refused(fs):
     token = next(w for w in SECRET_NOTE.split() if w.startswith("ghp_"))
     with pytest.raises(CredentialRefusedError):

@@ -48,6 +48,19 @@ def test_a_file_swapped_for_a_fifo_before_its_open_is_refused_and_closed(
     assert open_descriptors() == held
 
 
+def test_a_file_deleted_between_its_lstat_and_its_open_reads_as_absent(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = LocalFileStore(root)
+    store.write("a.txt", b"a")
+    seen = before(monkeypatch, "open", "a.txt", lambda: os.unlink(root / "a.txt"))
+    held = open_descriptors()
+    with pytest.raises(FileNotFoundError):
+        store.read("a.txt")
+    assert seen == [1] and open_descriptors() == held
+    assert not store.exists("a.txt")
+
+
 def test_a_file_that_grows_between_its_fstat_and_its_read_is_read_to_its_end(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
