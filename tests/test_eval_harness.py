@@ -274,6 +274,19 @@ def test_markdown_shows_k_of_n_and_marks_a_partial_run(tmp_path):
     assert "| s45-recall-en | recall | 1/1 | 100% |" in md
 
 
+def test_markdown_names_the_arms_settings_not_the_runs_defaults(tmp_path):
+    report, _ = run(tmp_path, ["s45-recall-en"], n=1)
+    md = render_markdown(report)
+    assert "tools: platform; prompt: full;" in md  # no arms: the run's own settings
+    report.config.arms = [parse_arm("only=tools=files-only,memory=remember,force=on")]
+    md = render_markdown(report)
+    assert (
+        "arms: only (prompt=full, tools=files-only, memory=remember, force=on, "
+        "levers=read+receipt+loop);" in md
+    )
+    assert "tools: platform" not in md
+
+
 def test_cli_runs_lists_and_rebuilds_a_report(tmp_path, monkeypatch, capsys):
     model = ScriptedModel()
     monkeypatch.setattr(memfs_litellm, "run_turn", functools.partial(run_turn, completion=model))

@@ -440,14 +440,19 @@ def render_markdown(report: EvalReport) -> str:
         else ""
     )
     o = report.overall
+    setting = (  # an arm's own tools and prompt are the ones its samples ran under
+        "arms: " + "; ".join(f"{a.name} ({a.describe()})" for a in c.arms)
+        if c.arms
+        else f"tools: {c.tools}; prompt: {c.prompt}"
+    )
     lines = [
         f"# memfs eval — {c.model}{partial}",
         "",
         f"- model: `{c.model}`" + (f" — {c.model_note}" if c.model_note else ""),
         f"- generated: {report.generated}; run started: {c.started or '?'}",
         f"- command: `{c.command}`" if c.command else "- command: (not recorded)",
-        f"- N per scenario: {c.n}; tools: {c.tools}; prompt: {c.prompt}; "
-        f"max_steps: {c.max_steps}; max_tokens: {c.max_tokens}; temperature: "
+        f"- N per scenario: {c.n}; {setting}; max_steps: {c.max_steps}; max_tokens: "
+        f"{c.max_tokens}; temperature: "
         f"{c.temperature if c.temperature is not None else 'endpoint default'}; "
         f"context window: {c.context_window or 'not set'}"
         + (f"; completion args: {c.completion_args}" if c.completion_args else ""),
