@@ -84,3 +84,35 @@ def test_the_command_says_a_claude_code_layout_and_honours_no_memory(
         "(MEMORY.md beside 1 markdown file at the root and no memory/ folder)"
     ]
     assert [m.memory for m in seen] == [False]  # one turn ran, without memory
+
+
+@pytest.mark.parametrize(
+    ("model", "flag", "tools", "forced"),
+    [
+        ("openai/local", [], "remember", ["remember", None]),  # the local small model: measured
+        ("openai/x", [], "files", [None, None]),
+        ("openai/local", ["--memory-tool", "files"], "files", [None, None]),
+        ("openai/x", ["--memory-tool", "remember"], "remember", ["remember", None]),
+    ],
+)
+def test_the_memory_tool_follows_the_model_unless_chosen(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    model: str,
+    flag: list[str],
+    tools: str,
+    forced: list[str | None],
+) -> None:
+    pytest.importorskip("litellm")
+    seen: list[tuple[str, str | None]] = []
+
+    def scripted(**kw: Any) -> SimpleNamespace:
+        seen.append((kw["memory_tools"], kw["first_tool"]))
+        return reply("ok")
+
+    monkeypatch.setattr(runner, "run_turn", scripted)
+    # one message asks to remember, the next does not
+    monkeypatch.setattr(sys, "stdin", io.StringIO("Remember: MES is the source\nhello\n/exit\n"))
+    argv = ["chat", str(tmp_path), "--model", model, "--api-base", "http://h:1/v1"]
+    assert main([*argv, "--api-key", "k", *flag]) == 0
+    assert seen == [(tools, f) for f in forced]

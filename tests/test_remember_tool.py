@@ -24,11 +24,12 @@ from memfs import (
 from memfs.prompt import appendix_a
 from memfs.tools import RememberArgs, WriteFileArgs
 
-from memfs_eval.arms import asks_to_remember, parse_arm
+from memfs_eval.arms import parse_arm
 from memfs_eval.harness import load_results, run_eval
 from memfs_eval.report import RunConfig
 from memfs_eval.scenario import load_scenarios
 from memfs_litellm import TurnOptions, run_turn
+from memfs_litellm.runner import asks_to_remember
 
 TODAY = dt.date(2026, 12, 1)
 TOOLS = ["read_file", "write_file", "edit_file", "delete_file", REMEMBER]

@@ -4,8 +4,9 @@ An arm is what one column of a comparison ran with: the memory prompt variant, t
 where the context block goes and how it is framed (the turn builder's ``placement`` and
 ``framing``), how memory is written (``memory``: the file tools, ``remember`` beside them, or
 ``remember`` only; ``force``: the named ``remember`` function forced on the first step of a
-turn whose user message asks to remember, :func:`asks_to_remember`), and the write-time
-levers — read before overwrite, the write receipt, the index nudge (the manifest's settings)
+turn whose user message asks to remember,
+:func:`~memfs_litellm.runner.asks_to_remember`), and the write-time levers — read before
+overwrite, the write receipt, the index nudge (the manifest's settings)
 and the runner's loop guard. On the command line::
 
     --arm b=prompt=full,levers=none
@@ -40,6 +41,7 @@ from memfs import (
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memfs_litellm import MEMORY_TOOLS, MemoryTools
+from memfs_litellm.runner import asks_to_remember
 
 Z95 = 1.959963984540054
 ToolSet = Literal["platform", "files-only"]
@@ -54,19 +56,6 @@ LEVERS: dict[str, str] = {
 
 DEFAULT_LEVERS = ("read", "receipt", "loop")
 """The library's defaults: read before overwrite, receipt and loop guard on; the nudge opt-in."""
-
-_ASKS_TO_REMEMBER = re.compile(
-    r"\b(?:remember|memori[sz]e|don'?t forget|keep in mind|make a note|note (?:down |that))"
-    r"|記住|記得|记住|记得|別忘|别忘|記下|记下|覚えて|覚えておいて|기억",
-    re.IGNORECASE,
-)
-
-
-def asks_to_remember(message: str) -> bool:
-    """Whether a user message asks the agent to remember something (English, Chinese,
-    Japanese, Korean wordings): the turns a ``force`` arm forces ``remember`` on."""
-    return bool(_ASKS_TO_REMEMBER.search(message))
-
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
 _ON = {"on": True, "true": True, "yes": True, "1": True}

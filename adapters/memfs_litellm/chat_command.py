@@ -121,9 +121,17 @@ def chat_loop(
     read_line: Callable[[str], str] = input,
     out: TextIO = sys.stdout,
     run: Callable[..., Any] | None = None,
+    force_remember: bool = False,
     **turn_options: Any,
 ) -> int:
-    """Read lines, run one turn per line, print tool calls and replies; returns turns run."""
+    """Read lines, run one turn per line, print tool calls and replies; returns turns run.
+
+    ``force_remember`` forces the ``remember`` tool on the first step of a turn whose message
+    asks to remember (:func:`~memfs_litellm.runner.asks_to_remember`)."""
+    from memfs import REMEMBER
+
+    from memfs_litellm.runner import asks_to_remember
+
     if run is None:
         from memfs_litellm.runner import run_turn
 
@@ -169,6 +177,7 @@ def chat_loop(
                 user_message=text,
                 transcript=transcript,
                 completion_kwargs=completion_kwargs,
+                first_tool=REMEMBER if force_remember and asks_to_remember(text) else None,
                 **turn_options,
             )
         except Exception as e:  # a provider error must not end the session
@@ -210,6 +219,14 @@ def register(subparsers: Any) -> None:
         default="files-only",
         help="files-only: the six file tools; platform: also the 12 recorded competing tools",
     )
+    parser.add_argument(
+        "--memory-tool",
+        choices=["auto", "files", "remember"],
+        default="auto",
+        help="how memory is written: files (the file tools, as Claude Code does), remember (the "
+        "structured tool only, forced on a message that asks to remember); auto: remember for "
+        "the local model, files for any other (default: auto)",
+    )
     parser.add_argument("--workflow", action="store_true", help="read-only turns (a workflow)")
     parser.add_argument("--context-window", type=int, help="model window (sent to Ollama)")
     parser.add_argument("--max-steps", type=int, default=6)
@@ -238,6 +255,11 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     if args.no_memory:
         manifest = manifest.model_copy(update={"memory": False})
     kwargs["max_tokens"] = args.max_tokens
+    from memfs_litellm import local_model
+
+    memory_tool = args.memory_tool
+    if memory_tool == "auto":  # what the live check measured best for the model behind it
+        memory_tool = "remember" if model == local_model.LITELLM_MODEL else "files"
     chat_loop(
         fs,
         manifest,
@@ -247,5 +269,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         mode="workflow" if args.workflow else "chat",
         context_window=args.context_window,
         max_steps=args.max_steps,
+        memory_tools=memory_tool,
+        force_remember=memory_tool == "remember",
     )
     return 0

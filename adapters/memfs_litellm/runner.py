@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -66,6 +67,20 @@ MemoryTools = Literal["files", "files+remember", "remember"]
 """How a turn writes memory: the file tools; ``remember`` offered beside them; or ``remember``
 only (the file tools refuse memory paths)."""
 MEMORY_TOOLS: tuple[str, ...] = ("files", "files+remember", "remember")
+
+_ASKS_TO_REMEMBER = re.compile(
+    r"\b(?:remember|memori[sz]e|don'?t forget|keep in mind|make a note|note (?:down |that))"
+    r"|記住|記得|记住|记得|別忘|别忘|記下|记下|覚えて|覚えておいて|기억",
+    re.IGNORECASE,
+)
+
+
+def asks_to_remember(message: str) -> bool:
+    """Whether a user message asks the agent to remember something (English, Chinese,
+    Japanese, Korean wordings): the turns ``remember`` is forced on where a caller asks so
+    (``memfs chat``'s ``remember`` memory tool, an eval arm's ``force=on``)."""
+    return bool(_ASKS_TO_REMEMBER.search(message))
+
 
 DEFAULT_APP_PROMPT = """\
 You are the assistant of this item's app on a team workspace. Each item is one topic, project \
