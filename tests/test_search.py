@@ -411,40 +411,36 @@ _PIECES = st.sampled_from(
     ["---\n", "--- \r\n", "...\n", "name: x-y\n", "description: a b\n", "  more\n", "type: ab\n",
      "metadata:\n", "  recorded: 2026\n", "\ufeff", "\r\n", "\n", "ab", "AB", "a\rb", "ſ", "K"]
 )  # fmt: skip
+_TEXTS = st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12)  # joined: a file
+_LITERALS = ["ab", "AB", "a", "x-y", "type", "2026", "more", "---", "ſ", "k", "s"]
+
+
+def _pattern(pattern: str, ignore_case: bool) -> re.Pattern[str]:
+    return re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
 
 
 @settings(max_examples=1000, deadline=None)
 @example(["---\n", "name: x-y\n", "---\n", "ab"], "---", False)  # only the fences hold it
 @example(["---\n", "type: ab\n", "---\n"], "ab", False)  # only a key not searched holds it
 @example(["---\n", "description: a b\n", "  more\n", "---\n"], "more", True)
-@given(
-    st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12),
-    st.sampled_from(["ab", "AB", "a", "x-y", "type", "2026", "more", "---", "ſ", "k", "s"]),
-    st.booleans(),
-)
+@given(_TEXTS, st.sampled_from(_LITERALS), st.booleans())
 def test_a_file_is_cut_into_lines_only_if_a_searched_line_holds_the_literal(
     pieces: list[str], pattern: str, ignore_case: bool
 ) -> None:
     text = "".join(pieces)
-    literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
+    literal = _pattern(pattern, ignore_case)
     lines = [ln.text for run in searchable_parts(text) for ln in run]
     assert _holds_literal(text, literal) == any(literal.search(ln) for ln in lines), text
 
 
 @settings(max_examples=1000, deadline=None)
 @example(["---\n", "name: ab ab\n", "---\n", "ab\r\n", "xab", "ab\n", "\n", "abab"], "ab", False)
-@given(
-    st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12),
-    st.sampled_from(
-        ["ab", "AB", "a", "x-y", "type", "2026", "more", "---", "ſ", "k", "s", "b\n"[:1]]
-    ),
-    st.booleans(),
-)
+@given(_TEXTS, st.sampled_from([*_LITERALS, "b"]), st.booleans())
 def test_a_body_searched_as_one_text_finds_what_each_line_searched_finds(
     pieces: list[str], pattern: str, ignore_case: bool
 ) -> None:
     text = "".join(pieces)
-    literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
+    literal = _pattern(pattern, ignore_case)
     lines = [ln.text for run in searchable_parts(text) for ln in run]
     each = [(i, m.start()) for i, ln in enumerate(lines) if (m := literal.search(ln))]
     assert _literal_matches(literal, _runs(text)) == each, text
