@@ -28,6 +28,10 @@ from memfs.errors import (
 
 T = TypeVar("T")
 
+DEFAULT_ATTEMPTS = 8
+"""Read → change → write rounds :meth:`MemFS.update <memfs.filesystem.MemFS.update>` (and a
+move of one file) tries before giving up."""
+
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 
 

@@ -40,8 +40,8 @@ from fsspec.implementations.local import trailing_sep
 from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
 from fsspec.utils import other_paths
 
-from memfs import errors
-from memfs.conflicts import check_sha256, content_sha256, retrying
+from memfs import errors, moves
+from memfs.conflicts import DEFAULT_ATTEMPTS, check_sha256, content_sha256, retrying
 from memfs.layout import PLATFORM, Layout
 from memfs.paths import WorkspacePath, normalize, parent
 from memfs.recorder import Recorder
@@ -50,7 +50,6 @@ from memfs.stores import (
     FileStore,
     FsspecFileStore,
     LocalFileStore,
-    move_file,
     supports_batch_reads,
     supports_versioned_reads,
     with_preconditions,
@@ -61,9 +60,6 @@ from memfs.write_rules import WriteRules
 
 Clock = Callable[[], dt.date]
 Change = Callable[[bytes | None], bytes]
-
-DEFAULT_ATTEMPTS = 8
-"""Read → change → write rounds :meth:`MemFS.update` tries before giving up."""
 
 APPEND_ATTEMPTS = 64
 """Rounds an append ('ab') tries: it commutes with any other change, so re-applying it to new
@@ -739,16 +735,16 @@ class MemFS(AbstractFileSystem):
         dirs = {src: dst for src, dst in rels if self.store.is_dir(src)}
         for dst in dirs.values():
             self.makedirs(dst, exist_ok=True)
-        self._move_files([(s, d) for s, d in rels if s not in dirs], list(dirs))
+        moves.move_files(self, [(s, d) for s, d in rels if s not in dirs], list(dirs))
 
     def move(self, path1: str, path2: str, *, create: bool = False) -> None:
         """Move the file or directory tree ``path1`` to exactly ``path2``, losing no edit.
 
-        Each file moves by :meth:`_move_file`: one store move where the store renames (local
-        disk, memory), else a copy through :meth:`save` (the rules of its new path apply)
-        whose source is deleted only if it still holds the bytes that were copied; a file
-        another writer changed or deleted in between keeps its source, and once the rest has
-        moved :class:`~memfs.errors.MoveConflictError` names it (both copies exist). A
+        Each file moves by :func:`memfs.moves.move_one`: one store move where the store
+        renames (local disk, memory), else a copy through :meth:`save` (the rules of its new
+        path apply) whose source is deleted only if it still holds the bytes that were copied;
+        a file another writer changed or deleted in between keeps its source, and once the rest
+        has moved :class:`~memfs.errors.MoveConflictError` names it (both copies exist). A
         destination file that exists refuses the move of that file, and once the rest has
         moved :class:`~memfs.errors.PathConflictError` names it (decided by the store itself,
         so a file created there concurrently is never overwritten either): a move never
@@ -763,77 +759,13 @@ class MemFS(AbstractFileSystem):
         if src == dst:
             return
         if not self.store.is_dir(src):
-            conflict = self._move_file(src, dst)
-            if conflict is not None:
-                raise conflict
+            moves.move_files(self, [(src, dst)], [])
             return
         if dst == "" or dst.startswith(src + "/"):
             raise errors.move_into_itself(src, dst)
         if create and self.store.exists(dst):
             raise errors.PathConflictError(dst, None, None)
-        dirs = [src, *_subdirs(self.store, src)]
-        for d in dirs:
-            self.makedirs(dst + d[len(src) :], exist_ok=True)
-        self._move_files([(f, dst + f[len(src) :]) for f in self.store.ls(src)], dirs)
-
-    def _move_files(self, pairs: list[tuple[str, str]], emptied: list[str]) -> None:
-        """:meth:`_move_file` of each ``(src, dst)``, then the directories ``emptied`` removed
-        where they were left empty; the first conflict is raised once the rest have moved."""
-        conflicts = [c for src, dst in pairs if (c := self._move_file(src, dst)) is not None]
-        _remove_emptied(self.store, emptied)
-        if conflicts:
-            raise conflicts[0]
-
-    def _move_file(self, src: str, dst: str) -> errors.WriteConflictError | None:
-        """Move ``src`` to ``dst``, never over a file it has not read. When the destination's
-        rules leave the bytes as they are (a memory keeps its date), the store moves the file
-        in one step (:func:`~memfs.stores.move_file`: a rename on local disk), conditional on
-        the bytes read here; otherwise it is copied through :meth:`save` and the source
-        deleted if it still holds what was copied. Returns what stopped it, for the caller to
-        raise once the rest of a tree has moved: a destination that exists
-        (:func:`~memfs.errors.move_destination_exists`, nothing moved), or a source changed
-        after its copy (:class:`~memfs.errors.MoveConflictError`, both files kept). ``src``
-        and ``dst`` differ (:meth:`move` returns first when they do not)."""
-        # A source changed since its read moved nothing: read it again.
-        return retrying(
-            lambda: self._move_read(src, dst, self.store.read(src)),
-            attempts=DEFAULT_ATTEMPTS,
-            on=errors.PreconditionFailedError,
-        )
-
-    def _move_read(self, src: str, dst: str, data: bytes) -> errors.WriteConflictError | None:
-        """:meth:`_move_file` of ``src`` holding ``data`` (as read)."""
-        sha = content_sha256(data)
-        dated_by = self.rules.dated_source(src, data)
-        from_recorded, to_recorded = self.records(src), self.records(dst)
-        try:
-            if self.rules.prepared(dst, data, dated_by) == data:
-                if from_recorded or to_recorded:
-                    self.recorder.move(src, dst, data, from_recorded, to_recorded)
-                else:
-                    move_file(self.store, src, dst, expected_sha256=sha)
-                return None
-            self.save(
-                dst,
-                data,
-                create=True,
-                moved_from=src if from_recorded else None,
-                dated_by=dated_by,
-            )
-        except errors.MoveConflictError as e:
-            return e
-        except errors.PathConflictError as e:
-            return errors.move_destination_exists(src, dst, e.actual_sha256)
-        try:
-            if from_recorded:
-                self.recorder.delete(src, data, moved_to=dst)
-            else:
-                self.store.delete(src, expected_sha256=sha)
-        except errors.PreconditionFailedError as e:
-            return errors.MoveConflictError(
-                src, e.expected_sha256, e.actual_sha256, destination=dst
-            )
-        return None
+        moves.move_tree(self, src, dst)
 
     def touch(self, path: str, truncate: bool = True, **kwargs: Any) -> None:
         self._check_writable(path, "touch")
@@ -897,24 +829,6 @@ def _copy_pairs(
     )
     paths2 = other_paths(paths1, path2, exists=exists, flatten=not source_is_str)
     return list(zip(paths1, paths2, strict=True))
-
-
-def _subdirs(store: FileStore, rel: str) -> list[str]:
-    """Every directory below the directory ``rel`` (the store lists files only)."""
-    out: list[str] = []
-    for name in store.listdir(rel):
-        child = f"{rel}/{name}" if rel else name
-        if store.is_dir(child):
-            out += [child, *_subdirs(store, child)]
-    return out
-
-
-def _remove_emptied(store: FileStore, dirs: Iterable[str]) -> None:
-    """Remove those of ``dirs`` a move left empty, deepest first; others stay as they are."""
-    for d in sorted(set(dirs), key=lambda d: d.count("/"), reverse=True):
-        # OSError: it still holds a file (written meanwhile, or kept by a conflict), or is gone
-        with contextlib.suppress(OSError):
-            store.rmdir(d)
 
 
 class MemFSFile(AbstractBufferedFile):

@@ -19,6 +19,7 @@ BELOW_THE_FILESYSTEM = (
     "memfs.frontmatter_block",
     "memfs.layout",
     "memfs.memo",
+    "memfs.moves",
     "memfs.paths",
     "memfs.recorder",
     "memfs.staleness",
