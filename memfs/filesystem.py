@@ -261,7 +261,7 @@ class MemFS(AbstractFileSystem):
         return self.rules.is_guarded(rel)
 
     def today(self) -> dt.date:
-        return (self.clock or utc_today)()
+        return self.rules.today()
 
     @property
     def memory_dir(self) -> str:

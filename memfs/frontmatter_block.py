@@ -730,13 +730,12 @@ def _stamp_bytes(raw: bytes, path: str, today: dt.date, plan: _Plan, key: str) -
         if not claims_date(head_bytes.decode("utf-8", "replace")):
             return raw
         line = head_bytes.count(b"\n", 0, e.start) + 1
-        raise FrontmatterStampError(
+        raise _refusal(
             path,
             f"its frontmatter is not UTF-8 text (byte 0x{head_bytes[e.start]:02X} on line "
             f"{line}), so its date cannot be read; save the frontmatter as UTF-8",
             today,
-            key=key,
-            value=date_text(key, today),
+            key,
         ) from None
     try:
         stamped = _stamped(head, today, plan)
@@ -744,9 +743,13 @@ def _stamp_bytes(raw: bytes, path: str, today: dt.date, plan: _Plan, key: str) -
         if not claims_date(head):
             return raw
         why = str(e) if isinstance(e, _CannotStamp) else "its frontmatter could not be edited"
-        shown = date_text(key, today)
-        raise FrontmatterStampError(path, why, today, key=key, value=shown) from None
+        raise _refusal(path, why, today, key) from None
     return raw if stamped is head else stamped.encode("utf-8") + raw[close.end() :]
+
+
+def _refusal(path: str, why: str, today: dt.date, key: str) -> FrontmatterStampError:
+    """The refusal of a write to ``path``, showing ``key`` as the stamp would write it."""
+    return FrontmatterStampError(path, why, today, key=key, value=date_text(key, today))
 
 
 def _value(data: Mapping[Any, Any], label: str) -> Any:
