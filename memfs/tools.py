@@ -223,14 +223,6 @@ _BY_NAME = {t.name: t for t in (*FILE_TOOLS, REMEMBER_TOOL)}
 _MEMORY_WRITERS = ("write_file", "edit_file", "delete_file")
 """The file tools refused on memory paths when memory is written with remember only."""
 
-_NEXT_FACT = (
-    f"If the user asked you to keep anything else, call {REMEMBER} again for it: one fact per "
-    "call, each with its own type (who the user is: user; this item's work: project). "
-    "Otherwise answer the user."
-)
-"""What a ``remember`` result ends with: a small model that merged two facts into one call
-(a project fact and who the user is) files both under one type, and one of them is then wrong."""
-
 MAX_NAME_TRIES = 100
 """``remember`` tries ``x.md``, ``x-2.md`` … up to this many names before it gives up."""
 
@@ -958,5 +950,5 @@ class FileToolExecutor:
         return (
             f"Remembered {rel}{renamed} ({len(stored)} bytes, type {args.type}) and added its "
             f"line to {layout.index_path}: {line}{self._receipt(rel, stored, data)}"
-            f"{self._index_note(layout.index_path)}{repaired}\n{_NEXT_FACT}"
+            f"{self._index_note(layout.index_path)}{repaired}"
         )

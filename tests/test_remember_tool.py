@@ -654,7 +654,7 @@ def test_a_name_taken_by_a_file_gone_again_is_passed_over_for_the_next(monkeypat
     assert out.startswith("Remembered memory/yield-source-2.md"), out
 
 
-def test_a_result_says_the_type_it_stored_and_asks_for_each_other_fact_in_its_own_call():
+def test_a_result_says_the_type_it_stored():
     fs = workspace()
     out = FileToolExecutor(fs, tools=TOOLS).execute(
         REMEMBER,
@@ -662,8 +662,3 @@ def test_a_result_says_the_type_it_stored_and_asks_for_each_other_fact_in_its_ow
     )
     assert out.startswith("Remembered memory/yield-source.md (")
     assert ", type project) and added its line to MEMORY.md" in out
-    assert out.endswith(
-        f"If the user asked you to keep anything else, call {REMEMBER} again for it: one fact "
-        "per call, each with its own type (who the user is: user; this item's work: project). "
-        "Otherwise answer the user."
-    )
