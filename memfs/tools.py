@@ -153,6 +153,16 @@ class RememberArgs(_Args):
         return value.strip().lower() if isinstance(value, str) else value
 
 
+class RememberFactsArgs(_Args):
+    facts: list[RememberArgs] = Field(
+        min_length=1,
+        max_length=10,
+        validation_alias=AliasChoices("facts", "memories"),
+        description="One item per fact the user gave, each with its own name and type: a "
+        "message with two facts gives two items.",
+    )
+
+
 @dataclass(frozen=True)
 class FileTool:
     name: str
@@ -217,9 +227,25 @@ REMEMBER_TOOL = FileTool(
 """The structured memory tool: offered beside the file tools where a surface asks for it
 (:func:`file_tool_schemas` with ``names``); the six file tools stay the default table."""
 
+REMEMBER_FACTS = "remember_facts"
+REMEMBER_FACTS_TOOL = FileTool(
+    REMEMBER_FACTS,
+    "Save the user's facts to memory in one call: one item per fact, each with its own name "
+    "and type (two facts, two items). The workspace writes each memory file (frontmatter, "
+    "today's date, a safe file name that never replaces another memory) and adds its line to "
+    "the memory index, so do not write memory files or the index yourself.",
+    RememberFactsArgs,
+    writes=True,
+)
+"""``remember`` taking a list of facts, one memory each: a measured option of the live check
+(a small model sends two facts in one ``remember`` call), offered only where a caller names it."""
+
+MEMORY_SAVERS: tuple[str, ...] = (REMEMBER, REMEMBER_FACTS)
+"""The tools that save memory as records, composing the file and its index line."""
+
 FILE_TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in FILE_TOOLS)
-FILE_WRITE_TOOLS: tuple[str, ...] = (*(t.name for t in FILE_TOOLS if t.writes), REMEMBER)
-_BY_NAME = {t.name: t for t in (*FILE_TOOLS, REMEMBER_TOOL)}
+FILE_WRITE_TOOLS: tuple[str, ...] = (*(t.name for t in FILE_TOOLS if t.writes), *MEMORY_SAVERS)
+_BY_NAME = {t.name: t for t in (*FILE_TOOLS, REMEMBER_TOOL, REMEMBER_FACTS_TOOL)}
 _MEMORY_WRITERS = ("write_file", "edit_file", "delete_file")
 """The file tools refused on memory paths when memory is written with remember only."""
 
@@ -337,11 +363,20 @@ def _repair_copied_arguments(
 
 def _parameters(args: type[BaseModel]) -> dict[str, Any]:
     schema = args.model_json_schema(by_alias=False)
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
-    schema["additionalProperties"] = False
-    return schema
+    defs = schema.pop("$defs", {})
+
+    def plain(node: dict[str, Any]) -> dict[str, Any]:
+        # A nested model inline, not as a $ref: not every tool-call grammar resolves one.
+        node = dict(defs[node["$ref"].rsplit("/", 1)[-1]]) if "$ref" in node else dict(node)
+        node.pop("title", None)
+        if "items" in node:
+            node["items"] = plain(node["items"])
+        if "properties" in node:
+            node["properties"] = {k: plain(v) for k, v in node["properties"].items()}
+            node["additionalProperties"] = False
+        return node
+
+    return plain(schema)
 
 
 def tool_schema(name: str, description: str, args: type[BaseModel]) -> dict[str, Any]:
@@ -358,7 +393,8 @@ def file_tool_schemas(names: Iterable[str] | None = None) -> list[dict[str, Any]
     unknown = [n for n in chosen if n not in _BY_NAME]
     if unknown:
         raise ValueError(
-            f"Unknown file tools {unknown}; the file tools are {[*FILE_TOOL_NAMES, REMEMBER]}."
+            f"Unknown file tools {unknown}; the file tools are "
+            f"{[*FILE_TOOL_NAMES, *MEMORY_SAVERS]}."
         )
     return [tool_schema(n, _BY_NAME[n].description, _BY_NAME[n].args) for n in chosen]
 
@@ -496,6 +532,24 @@ def repair_arguments(
     return raw, notes
 
 
+def _repair_facts(raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """``remember_facts`` arguments with each fact repaired as ``remember``'s are, and one fact
+    sent without the list (its fields at the top) read as a list of one."""
+    keys = _accepted_keys(RememberFactsArgs)
+    if not any(k in keys for k in raw) and any(k in _accepted_keys(RememberArgs) for k in raw):
+        raw = {"facts": [raw]}
+        notes.append("one fact was sent without the facts list; read as a list of one")
+    facts = next((raw[k] for k in keys if k in raw), None)
+    if not isinstance(facts, list):
+        return raw
+    repaired = []
+    for n, fact in enumerate(facts, 1):
+        fixed, fact_notes = repair_arguments(fact, RememberArgs)
+        repaired.append(fixed)
+        notes.extend(f"fact {n}: {note}" for note in fact_notes)
+    return {**{k: v for k, v in raw.items() if k not in keys}, "facts": repaired}
+
+
 def _validation_message(name: str, args: type[BaseModel], err: ValidationError) -> str:
     problems = []
     for item in err.errors():
@@ -598,6 +652,7 @@ class FileToolExecutor:
             "exists": self._exists,
             "delete_file": self._delete_file,
             REMEMBER: self._remember,
+            REMEMBER_FACTS: self._remember_facts,
         }
         self._seen: dict[str, str] = {}
         self._shown: dict[str, str] = {}
@@ -621,6 +676,8 @@ class FileToolExecutor:
         try:
             repaired, notes = repair_arguments(arguments, tool.args)
             raw = parse_arguments(name, repaired)
+            if name == REMEMBER_FACTS:
+                raw = _repair_facts(raw, notes)
             try:
                 args = tool.args.model_validate(raw)
             except ValidationError as e:
@@ -651,9 +708,11 @@ class FileToolExecutor:
         rel = normalize(args.path, allow_absolute=True)
         layout = self.fs.layout
         if layout.is_memory_file(rel) or layout.is_index(rel):
+            saver = next((n for n in self.names if n in MEMORY_SAVERS), REMEMBER)
+            how = "one item per fact" if saver == REMEMBER_FACTS else "one fact per call"
             raise ToolCallError(
-                f"{rel} is memory, and here memory is saved with {REMEMBER} (one fact per "
-                f"call), which writes the memory file and its index line; {name} was not run."
+                f"{rel} is memory, and here memory is saved with {saver} ({how}), which "
+                f"writes the memory file and its index line; {name} was not run."
             )
 
     # -- what this turn has seen ---------------------------------------------------------------
@@ -900,6 +959,17 @@ class FileToolExecutor:
         except FileNotFoundError:  # deleted again since the create lost to it
             return False
         return parse_memory(raw, rel).body.strip() == body
+
+    def _remember_facts(self, args: RememberFactsArgs) -> str:
+        """Each fact as :meth:`_remember` saves it; a fact refused does not stop the others."""
+        results = []
+        for n, fact in enumerate(args.facts, 1):
+            try:
+                result = self._remember(fact)
+            except ToolCallError as e:
+                result = f"Error: {e}"
+            results.append(f"Fact {n}: {result}")
+        return "\n".join(results)
 
     def _remember(self, args: RememberArgs) -> str:
         """One fact as a memory file (frontmatter composed here, the date stamped by the

@@ -2,9 +2,9 @@
 
 An arm is what one column of a comparison ran with: the memory prompt variant, the tool set,
 where the context block goes and how it is framed (the turn builder's ``placement`` and
-``framing``), how memory is written (``memory``: the file tools, ``remember`` beside them, or
-``remember`` only; ``force``: the named ``remember`` function forced on the first step of a
-turn whose user message asks to remember,
+``framing``), how memory is written (``memory``: the file tools, ``remember`` beside them,
+``remember`` only, or ``remember_facts`` only; ``force``: the named saver forced on the first
+step of a turn whose user message asks to remember,
 :func:`~memfs_litellm.runner.asks_to_remember`), and the write-time levers — read before
 overwrite, the write receipt, the index nudge (the manifest's settings)
 and the runner's loop guard. On the command line::
@@ -16,6 +16,7 @@ and the runner's loop guard. On the command line::
     --arm r=memory=files+remember          # the structured remember tool beside the file tools
     --arm o=memory=remember                # remember only: file tools refuse memory paths
     --arm f=memory=files+remember,force=on # remember forced on the first step when asked
+    --arm l=memory=facts,force=on          # remember_facts (a list of facts) only, forced
 
 Samples are interleaved across arms (see :func:`interleave`) so load drift on a shared machine
 hits every arm alike; the report puts the arms side by side with the difference of their rates
@@ -41,7 +42,7 @@ from memfs import (
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memfs_litellm import MEMORY_TOOLS, MemoryTools
-from memfs_litellm.runner import asks_to_remember
+from memfs_litellm.runner import asks_to_remember, memory_saver
 
 Z95 = 1.959963984540054
 ToolSet = Literal["platform", "files-only"]
@@ -85,13 +86,15 @@ class Arm(BaseModel):
         if self.force_remember and self.memory_tools == "files":
             raise ValueError(
                 f"--arm {self.name}: force=on forces the remember tool; offer it with "
-                "memory=files+remember or memory=remember."
+                "memory=files+remember, memory=remember or memory=facts."
             )
         return self
 
     def first_tool(self, user_message: str) -> str | None:
         """The function forced on the first step of a turn with this message, if any."""
-        return "remember" if self.force_remember and asks_to_remember(user_message) else None
+        if not (self.force_remember and asks_to_remember(user_message)):
+            return None
+        return memory_saver(self.memory_tools)
 
     def manifest(self) -> AgentManifest:
         """The app manifest of this arm's turns (the file tools read their levers from it)."""
@@ -142,7 +145,8 @@ def parse_arm(text: str) -> Arm:
 
     Keys: ``prompt`` (a memory prompt variant), ``tools`` (platform | files-only),
     ``placement`` (prefix | message | system), ``framing`` (reminder | heading), ``memory``
-    (files | files+remember | remember), ``force`` (on | off: needs remember), ``levers``
+    (files | files+remember | remember | facts), ``force`` (on | off: needs remember or
+    facts), ``levers``
     (``none``, ``default`` or short names joined by ``+``: read, receipt, loop, nudge) and each
     short name alone as ``on``/``off`` (applied after ``levers``). Unset levers keep the
     library's defaults (read, receipt and loop on; nudge off).

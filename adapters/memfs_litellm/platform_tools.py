@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from memfs import (
     FILE_TOOL_NAMES,
-    REMEMBER,
+    MEMORY_SAVERS,
     ToolCallError,
     file_tool_schemas,
     parse_arguments,
@@ -253,11 +253,12 @@ PLATFORM_TOOLS: list[dict[str, Any]] = file_tool_schemas() + competing_tool_sche
 
 
 def tool_schemas(
-    tools: ToolSet = "platform", *, file_tools: bool = True, remember: bool = False
+    tools: ToolSet = "platform", *, file_tools: bool = True, saver: str | None = None
 ) -> list[dict[str, Any]]:
-    """The schemas one turn offers: file tools (when there is a workspace), ``remember`` after
-    them when asked, and, for ``"platform"``, the competing tools."""
-    names = [*FILE_TOOL_NAMES, *([REMEMBER] if remember else [])]
+    """The schemas one turn offers: file tools (when there is a workspace), the memory saver
+    (``remember`` or ``remember_facts``) after them when asked, and, for ``"platform"``, the
+    competing tools."""
+    names = [*FILE_TOOL_NAMES, *([saver] if saver else [])]
     out = file_tool_schemas(names) if file_tools else []
     if tools == "platform":
         out += competing_tool_schemas()
@@ -319,8 +320,8 @@ class PlatformToolRecorder:
 
 
 def is_file_tool(name: str) -> bool:
-    """A tool run on the workspace: the six file tools and ``remember``."""
-    return name in FILE_TOOL_NAMES or name == REMEMBER
+    """A tool run on the workspace: the six file tools and the memory savers."""
+    return name in FILE_TOOL_NAMES or name in MEMORY_SAVERS
 
 
 __all__ = [

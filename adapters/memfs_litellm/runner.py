@@ -30,6 +30,7 @@ from memfs import (
     FILE_WRITE_TOOLS,
     MEMORY_LAST_VARIANTS,
     REMEMBER,
+    REMEMBER_FACTS,
     AgentManifest,
     FileToolExecutor,
     Framing,
@@ -63,10 +64,19 @@ from memfs_litellm.textcalls import parse_text_tool_calls, strip_tool_calls
 
 log = logging.getLogger(__name__)
 
-MemoryTools = Literal["files", "files+remember", "remember"]
-"""How a turn writes memory: the file tools; ``remember`` offered beside them; or ``remember``
-only (the file tools refuse memory paths)."""
-MEMORY_TOOLS: tuple[str, ...] = ("files", "files+remember", "remember")
+MemoryTools = Literal["files", "files+remember", "remember", "facts"]
+"""How a turn writes memory: the file tools; ``remember`` offered beside them; ``remember``
+only (the file tools refuse memory paths); or ``remember_facts`` only (a list of facts, one
+memory each, in one call)."""
+MEMORY_TOOLS: tuple[str, ...] = ("files", "files+remember", "remember", "facts")
+
+
+def memory_saver(memory_tools: MemoryTools) -> str | None:
+    """The tool that saves memory as records in a turn written this way (None: the file tools)."""
+    if memory_tools == "files":
+        return None
+    return REMEMBER_FACTS if memory_tools == "facts" else REMEMBER
+
 
 _ASKS_TO_REMEMBER = re.compile(
     r"\b(?:remember|memori[sz]e|don'?t forget|keep in mind|make a note|note (?:down |that))"
@@ -355,8 +365,8 @@ def start_turn(
     resolver: ContextWindowResolver,
 ) -> TurnLoop:
     """The turn's messages (:func:`memfs.build_turn`), its tools and window, and its result."""
-    remember = options.memory_tools != "files"
-    schemas = tool_schemas(options.tools, file_tools=fs is not None, remember=remember)
+    saver = memory_saver(options.memory_tools)
+    schemas = tool_schemas(options.tools, file_tools=fs is not None, saver=saver)
     prose = format_tools_for_prompt(schemas) if options.tools_in_prompt and schemas else ""
     app_prompt, suffix = _prompts(options, prose)
     window = resolver.resolve(model, options.context_window) if is_ollama(model) else None
@@ -383,8 +393,8 @@ def start_turn(
             mount,
             manifest,
             context_block=turn.context_block,
-            tools=[*FILE_TOOL_NAMES, *([REMEMBER] if remember else [])],
-            memory_file_writes=options.memory_tools != "remember",
+            tools=[*FILE_TOOL_NAMES, *([saver] if saver else [])],
+            memory_file_writes=options.memory_tools in ("files", "files+remember"),
             other_tools=[s["function"]["name"] for s in schemas],
         )
     )
