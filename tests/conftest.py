@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import fsspec
 import pytest
@@ -44,3 +46,28 @@ def clock() -> Callable[[], dt.date]:
 @pytest.fixture
 def memfs(store, clock) -> MemFS:
     return MemFS(store, clock=clock)
+
+
+class CallingModel:
+    """A scripted completion: step ``k`` of a turn makes the ``k``-th of ``calls`` as a native
+    tool call (``(name, arguments)``), then ``final`` is the reply; every request is kept, so a
+    test can read what each one offered and forced."""
+
+    def __init__(self, calls: list[tuple[str, dict[str, Any]]], final: str = "Saved.") -> None:
+        self.calls = calls
+        self.final = final
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, **kwargs: Any) -> dict[str, Any]:
+        self.requests.append(kwargs)
+        done = sum(m["role"] == "tool" for m in kwargs["messages"])
+        message: dict[str, Any] = {"role": "assistant", "content": self.final}
+        if done < len(self.calls):
+            name, args = self.calls[done]
+            fn = {"name": name, "arguments": json.dumps(args)}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": f"c{done}", "type": "function", "function": fn}],
+            }
+        return {"choices": [{"message": message, "finish_reason": "stop"}]}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
-from typing import Any
 
 import pytest
 from memfs import (
@@ -28,6 +27,7 @@ from memfs_eval.scenario import load_scenarios
 from memfs_litellm import TurnOptions, run_turn
 from memfs_litellm.platform_tools import is_file_tool, tool_schemas
 from memfs_litellm.runner import memory_saver
+from tests.conftest import CallingModel
 
 TODAY = dt.date(2026, 12, 1)
 TOOLS = ["read_file", "write_file", REMEMBER_FACTS]
@@ -136,35 +136,14 @@ def test_the_schema_holds_each_fact_inline_and_is_offered_only_when_named():
     ]
 
 
-class FactsModel:
-    """Saves both facts of s45-write in one remember_facts call, then tries write_file on the
-    index; records what each request offered and forced."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-
-    def __call__(self, **kwargs: Any) -> dict[str, Any]:
-        self.requests.append(kwargs)
-        done = sum(m["role"] == "tool" for m in kwargs["messages"])
-        calls = [
+def test_the_facts_arm_forces_remember_facts_and_refuses_memory_paths_to_the_file_tools(tmp_path):
+    # both facts of s45-write in one remember_facts call, then write_file on the index
+    model = CallingModel(
+        [
             (REMEMBER_FACTS, {"facts": [YIELD, {**ROLE, "body": "I am a process engineer."}]}),
             ("write_file", {"path": "MEMORY.md", "content": "x"}),
         ]
-        if done < len(calls):
-            name, args = calls[done]
-            fn = {"name": name, "arguments": json.dumps(args)}
-            message: dict[str, Any] = {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [{"id": f"c{done}", "type": "function", "function": fn}],
-            }
-        else:
-            message = {"role": "assistant", "content": "Saved."}
-        return {"choices": [{"message": message, "finish_reason": "stop"}]}
-
-
-def test_the_facts_arm_forces_remember_facts_and_refuses_memory_paths_to_the_file_tools(tmp_path):
-    model = FactsModel()
+    )
     arm = parse_arm("l=memory=facts,force=on,tools=files-only")
     run_eval(
         RunConfig(model="scripted", n=1, scenarios=["s45-write-en"], arms=[arm], max_steps=4),

@@ -30,6 +30,7 @@ from memfs_eval.report import RunConfig
 from memfs_eval.scenario import load_scenarios
 from memfs_litellm import TurnOptions, run_turn
 from memfs_litellm.runner import asks_to_remember
+from tests.conftest import CallingModel
 
 TODAY = dt.date(2026, 12, 1)
 TOOLS = ["read_file", "write_file", "edit_file", "delete_file", REMEMBER]
@@ -408,17 +409,11 @@ def test_repair_arguments_shapes():
 # -- the arms that offer it (scripted model: plumbing only) ----------------------------------
 
 
-class RememberingModel:
+def remembering_model() -> CallingModel:
     """Saves the two facts of s45-write with two remember calls, then tries write_file on a
-    memory path; records what each request offered and forced."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-
-    def __call__(self, **kwargs: Any) -> dict[str, Any]:
-        self.requests.append(kwargs)
-        done = sum(m["role"] == "tool" for m in kwargs["messages"])
-        calls = [
+    memory path."""
+    return CallingModel(
+        [
             (
                 "remember",
                 {
@@ -439,21 +434,11 @@ class RememberingModel:
             ),
             ("write_file", {"path": "memory/extra.md", "content": "x"}),
         ]
-        if done < len(calls):
-            name, args = calls[done]
-            fn = {"name": name, "arguments": json.dumps(args)}
-            message = {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [{"id": f"c{done}", "type": "function", "function": fn}],
-            }
-        else:
-            message = {"role": "assistant", "content": "Saved."}
-        return {"choices": [{"message": message, "finish_reason": "stop"}]}
+    )
 
 
 def test_arms_offer_remember_refuse_memory_paths_and_force_the_first_step(tmp_path):
-    model = RememberingModel()
+    model = remembering_model()
     arms = [
         parse_arm("default=prompt=full"),
         parse_arm("r=memory=files+remember"),
