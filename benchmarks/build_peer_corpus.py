@@ -571,14 +571,14 @@ def main(argv: list[str] | None = None) -> int:
         with open(out / name, "w", encoding="utf-8") as f:
             for c in cases:
                 f.write(json.dumps(c, ensure_ascii=False) + "\n")
-        for peer, n in Counter((c["peer"], c["secret"]) for c in cases).items():
-            entry = summary["peers"].setdefault(peer[0], {"secrets": 0, "non_secrets": 0})
-            entry["secrets" if peer[1] else "non_secrets"] += n
-            entry["rules"] = len({c["rule"] for c in cases if c["peer"] == peer[0]})
+        for (who, secret), n in Counter((c["peer"], c["secret"]) for c in cases).items():
+            entry = summary["peers"].setdefault(who, {"secrets": 0, "non_secrets": 0})
+            entry["secrets" if secret else "non_secrets"] += n
+            entry["rules"] = len({c["rule"] for c in cases if c["peer"] == who})
             entry["licence"] = (
                 cases[0]["licence"]
-                if peer[0] == cases[0]["peer"]
-                else entry.get("licence", next(c["licence"] for c in cases if c["peer"] == peer[0]))
+                if who == cases[0]["peer"]
+                else entry.get("licence", next(c["licence"] for c in cases if c["peer"] == who))
             )
     (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=2))
