@@ -21,6 +21,10 @@ are written to ``tests/corpus/credentials/peers.jsonl``; trufflehog's AGPL cases
     python -m benchmarks.build_peer_corpus --gitleaks DIR --detect-secrets DIR \\
         --secretlint DIR --trufflehog DIR
 
+A source left out keeps its file and its entry in ``peers-summary.json``: on a fresh
+checkout ``--trufflehog DIR`` alone rebuilds the git-ignored file (its cases carry the Go
+test's ``name`` as ``test``; ``git diff peers-summary.json`` shows whether the counts match).
+
 ``benchmarks/bench_peer_credentials.py`` embeds every case five ways and scores the guard.
 """
 
@@ -451,13 +455,16 @@ def trufflehog(src: Source) -> Iterator[dict[str, Any]]:
             if nxt is None:
                 continue
             tail = text[nxt.end() : nxt.end() + 12]
+            test = _test_name(text, m.start())
             if tail.startswith(("nil", "[]string{}")):
-                if _KEY_WITHOUT_CONTEXT.search(_test_name(text, m.start())):
+                if _KEY_WITHOUT_CONTEXT.search(test):
                     # trufflehog's own words: a valid key its detector leaves out for want of
                     # context (its keyword too far away, its id missing); to a reader of a
                     # memory that is still the key, not a non-secret
                     continue
-                yield case("trufflehog", "AGPL-3.0", src.where(path), rule, line, None)
+                yield case("trufflehog", "AGPL-3.0", src.where(path), rule, line, None) | {
+                    "test": test
+                }
                 continue
             if not tail.startswith("[]string{"):
                 continue
@@ -469,7 +476,9 @@ def trufflehog(src: Source) -> Iterator[dict[str, Any]]:
                     continue
                 value = _in_input(want, line)
                 if value:
-                    yield case("trufflehog", "AGPL-3.0", src.where(path), rule, line, value)
+                    yield case("trufflehog", "AGPL-3.0", src.where(path), rule, line, value) | {
+                        "test": test
+                    }
 
 
 _KEY_WITHOUT_CONTEXT = re.compile(
@@ -548,21 +557,28 @@ def main(argv: list[str] | None = None) -> int:
         sources[peer] = src.commit
         (agpl_cases if peer == "trufflehog" else open_cases).extend(read(src))
     out = Path(args.out)
-    summary: dict[str, Any] = {"sources": sources, "peers": {}}
+    # The peers not read this time keep their entries: trufflehog's file is git-ignored, so a
+    # fresh checkout rebuilds it alone ("--trufflehog DIR") and the summary stays whole.
+    old = out / SUMMARY_FILE
+    kept = json.loads(old.read_text("utf-8")) if old.exists() else {"sources": {}, "peers": {}}
+    summary: dict[str, Any] = {
+        "sources": {k: v for k, v in kept["sources"].items() if k not in sources} | sources,
+        "peers": {k: v for k, v in kept["peers"].items() if k not in sources},
+    }
     for name, cases in ((OPEN_FILE, _dedupe(open_cases)), (AGPL_FILE, _dedupe(agpl_cases))):
         if not cases:
             continue
         with open(out / name, "w", encoding="utf-8") as f:
             for c in cases:
                 f.write(json.dumps(c, ensure_ascii=False) + "\n")
-        for peer, n in Counter((c["peer"], c["secret"]) for c in cases).items():
-            entry = summary["peers"].setdefault(peer[0], {"secrets": 0, "non_secrets": 0})
-            entry["secrets" if peer[1] else "non_secrets"] += n
-            entry["rules"] = len({c["rule"] for c in cases if c["peer"] == peer[0]})
+        for (who, secret), n in Counter((c["peer"], c["secret"]) for c in cases).items():
+            entry = summary["peers"].setdefault(who, {"secrets": 0, "non_secrets": 0})
+            entry["secrets" if secret else "non_secrets"] += n
+            entry["rules"] = len({c["rule"] for c in cases if c["peer"] == who})
             entry["licence"] = (
                 cases[0]["licence"]
-                if peer[0] == cases[0]["peer"]
-                else entry.get("licence", next(c["licence"] for c in cases if c["peer"] == peer[0]))
+                if who == cases[0]["peer"]
+                else entry.get("licence", next(c["licence"] for c in cases if c["peer"] == who))
             )
     (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=2))

@@ -90,7 +90,7 @@ def fake_credentials(seed: int = 20261201) -> list[tuple[str, str]]:
         ("Google OAuth secret", "GOCSPX-" + r(B64URL, 28)),
         ("Hugging Face token", "hf_" + r(B62, 34)),
         ("npm token", "npm_" + r(B62, 36)),
-        ("PyPI token", "pypi-AgEIcHlwaS5vcmc" + r(B64URL, 60)),
+        ("PyPI token", "pypi-AgEIcHlwaS5vcmc" + r(B64URL, 70)),
         ("SendGrid key", "SG." + r(B64URL, 22) + "." + r(B64URL, 43)),
         ("Twilio API key", "SK" + r(HEX, 32)),
         ("Mailgun key", "key-" + r(HEX, 32)),

@@ -147,9 +147,10 @@ PASSWORD = "Xk9#mP2$vLq7"
         f"密码 {PASSWORD}",
         "密碼：" + "".join(chr(ord(c) + 0xFEE0) for c in PASSWORD),
         "password: correct horse battery staple",
-        "AccountKey=" + "A" * 20 + "b1C2d3E4f5G6h7I8j9K0" * 3 + "==",
-        "https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig=" + "aB3dE5fG7hI9" * 3 + "%3D",
-        "whsec_" + "Ab3De5Fg7Hi9Jk1Lm3No5Pq7Rs9Tu1Vw",
+        "AccountKey=" + "A" * 20 + "yX711an73tOEc28WqctKBgL2hKRU1mG9Y8Nu06lJwGEHg41ORgM" + "==",
+        "https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig="
+        + "eezKeGOiU49cIle0LoXB3JCBZFNGPECd00Fs%3D",
+        "whsec_" + "kdA10yO9DbE8oBNKw8e1ihfoRl4OWio7",
     ],
 )
 def test_shapes_the_old_guard_stored_are_refused(text):
@@ -157,7 +158,7 @@ def test_shapes_the_old_guard_stored_are_refused(text):
 
 
 def test_a_token_in_a_file_name_is_refused():
-    token = "ghp_" + "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xYz"
+    token = "ghp_" + "AQ9MSPjIxir9fLfSKn9JT3O51keeN6buTkGZ"
     with pytest.raises(CredentialRefusedError) as info:
         check_credentials(f"memory/deploy-{token}.md", "the deploy notes")
     assert "in the file name" in str(info.value) and token not in str(info.value)
@@ -220,10 +221,10 @@ def test_the_issue_s_contract_address_memory_is_stored(memfs):
 # -- normalisation: zero-width splits and fullwidth text ----------------------------------------
 
 SECRETS = [
-    "ghp_" + "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xYz",
-    "xoxb-583920174610-2947103856271-aB3dE5fG7hI9jK1lM3nO5pQ7",
+    "ghp_" + "AQ9MSPjIxir9fLfSKn9JT3O51keeN6buTkGZ",
+    "xoxb-583920174610-2947103856271-AQ9MSPjIxir9fLfSKn9JT3O5",
     "AKIA" + "Q2W3E4R5T6Y7U2I3",
-    "sk_live_" + "aB3dE5fG7hI9jK1lM3nO5pQ7",
+    "sk_live_" + "AQ9MSPjIxir9fLfSKn9JT3O5",
 ]
 FORMAT_CHARS = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u202e"]
 

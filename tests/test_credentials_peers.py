@@ -120,6 +120,19 @@ NOT_SECRETS = {
     "words and numbers in one case": "token: exportservice7handler4queue2",
     "a name and a year in one case": "token: exportservicehandler2024v",
     "a name in hyphen groups": "the deploy key is orders-export-nightly-2026",
+    "filler in turn in either case, in a UUID's groups": (
+        "SECRET_KEY=1a2b3C4d-5E6f-7g8H-9i0J-k1l2M3n4o5p6"
+    ),
+    "a PyPI token cut short": (
+        "pypi-AgEIcHlwaS5vcmcCJDU3OTM1MjliLWIyYTYtNDEwOC05NzRkLTM0MjNiNmEwNWIzYgACF1sxLFsibWluaW1h"
+    ),
+    "a MongoDB ObjectId after a service's key word": "the mongo key is 65a1f2c3d4e5f60718293a4b",
+    "hex words after a service's key word": "the acme key is deadbeefcafebabefeedface",
+    "famous hex filler as a pair": "the sidekiq key is cafebabe:deadbeef",
+    "names joined by digits after a key word": "the key is exportservice2handler3pool4worker",
+    "an environment-variable name after a key word": "the key is AWS_SECRET_ACCESS_KEY_V2",
+    "a setting after a token word": "token: mode=readonly",
+    "a closing parenthesis after a value": "(password: stored in vault) and (token: see 1Password)",
 }
 
 # Shapes providers issue keys in, written the ways a memory holds them.
@@ -155,6 +168,20 @@ GENERALISED_SECRETS = {
     "a token run beside a pipe": "acme token: 49|Hpzs6i1Gi6HdhPEFOanlPrj8ajsthtjObbEP19zGy4av",
     "a token before an escape in a quoted string": 'printf "' + TOKEN + '\\n" > ~/.token',
     "a key in hyphen groups after a token word": "the acme token is k7qz-m2xw-p9vb-r4tn-h8jc",
+    "a Teams webhook URL whose ids are not UUIDs": (
+        "https://acme.webhook.office.com/webhookb2/8IoQDUDl-eqlp-q0zl-tlhi-HTxVfS864oTv@"
+        "b4infsZa-qpMp-wOV0-T-3g-44wVII0y5vF6/IncomingWebhook/SnuHwf1vaX7oNK32hSnCcLSNYFD8qtfW/"
+        "uiqxkMLH-gw-a-RxJ7-9rpT-3W85tSlbX4nv"
+    ),
+    "24 hex digits after a service's token word": "The sendbird token is fd3ddab708ffd4b71f079272",
+    "24 hex digits after a key label": "sendbird API key fd3ddab708ffd4b71f079272",
+    "a key glued to its variable's name": (
+        "The finage token is API_KEYN2B1NFN5CP6CK5BJHY8B15YF535TP681"
+    ),
+    "a password with parentheses in it": "The d7network token is u@D7GXt)t>8d(LtH^(lvZ<g=",
+    "a one-case key typed by hand": "The acme token is wdvnousa87acfxp9ioasrea4tbeasrfa",
+    "two hex halves after a token word": "The sidekiq token is 462529ae:e5674296",
+    "a cookie as the value": "The gitlab token is _gitlab_session=1udnwtg85ftvkf7jbk2gvmi5boi6rxzb",
     "a webhook URL with a query": (
         "https://hooks.slack.com/services/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?x=1"
     ),

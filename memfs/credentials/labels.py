@@ -204,7 +204,8 @@ _QUALIFIER = (
 )
 _CLOSE = r"s?[\"'\])]{0,2}(?:[ \t]*\([^)\n]{1,40}\))?"
 _OPEN = r"[\"'`「『(*]*"
-_VALUE = r"(?P<value>[^\s\"'`,;|「」『』)]+)"
+# A ")" closes the value only where no more of it follows: "u@D7GXt)t>8d(…" is one password.
+_VALUE = r"(?P<value>[^\s\"'`,;|「」『』)]+(?:\)+[^\s\"'`,;|「」『』)]+)*)"
 
 
 @cache
@@ -345,7 +346,9 @@ def _accept(
         # key; "primary key is <hex>" does not. A UUID or a digest-length hex after a bare
         # "token:" is an identifier; after a service's token ("the heroku key is <uuid>"),
         # where providers issue keys in those shapes, it is the key.
-        hexed = re.fullmatch(r"[0-9a-fA-F]{32,}", value) is not None
+        hexed = re.fullmatch(r"[0-9a-fA-F]{32,}", value) is not None or (
+            named and _short_hex_key(value)
+        )
         uuid = re.fullmatch(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value)
         labelled = family != "generic" or (
             not weak
@@ -355,6 +358,8 @@ def _accept(
         )
     if is_public_identifier(value, context, labelled=labelled):
         return False
+    if labelled and (family != "generic" or named) and _short_hex_key(value):
+        return True
     if family == "generic":
         # After "token is" / "key:" a short key (12+) counts; after a bare space only a long one.
         return _generated(value, min_len=20 if weak else 12, min_entropy=3.5 if weak else 3.3) or (
@@ -365,9 +370,30 @@ def _accept(
     return typed_secret(value, strong=weak)
 
 
+def _short_hex_key(value: str) -> bool:
+    """24 to 31 hex digits given as a service's key (``the sendbird key is fd3d…``): shorter
+    than the digests and UUIDs the rules above weigh, and no MongoDB ObjectId, whose first
+    eight digits are a time since 2009 (a drawn key's are one time in five)."""
+    if not re.fullmatch(r"[0-9a-f]{24,31}|[0-9A-F]{24,31}", value):
+        return False
+    if not (re.search(r"[0-9]", value) and re.search(r"[a-fA-F]", value)):
+        return False
+    return len(value) != 24 or not 0x495C_0780 <= int(value[:8], 16) < 0x8000_0000
+
+
+def _drawn_hex(part: str) -> bool:
+    """Eight hex digits or more, letters and digits mixed (not "cafebabe", not "12345678")."""
+    return re.fullmatch(r"[0-9a-f]{8,}", part) is not None and not (
+        part.isdigit() or part.isalpha()
+    )
+
+
 def _user_and_password(value: str) -> bool:
     """A ``user:password`` pair given as the credential (``roger23@gmail.com:pQ9wTxu4Fg``,
     curl's ``-u``): a user name or address, then a typed password."""
+    halves = value.split(":")
+    if len(halves) == 2 and all(_drawn_hex(h) for h in halves):
+        return True  # two drawn hex halves: Sidekiq's "462529ae:e5674296"
     m = re.fullmatch(r"([A-Za-z_][\w.+-]*(?:@[\w-]+(?:\.[\w-]+)+)?):([^:\s]+)", value)
     return m is not None and typed_secret(m.group(2), strong=True)
 
@@ -383,6 +409,9 @@ def _generated(value: str, *, min_len: int, min_entropy: float = 3.0) -> bool:
     kind in front of it, and the body is what a generator drew."""
     if random_looking(value, min_len=min_len, min_entropy=min_entropy):
         return True
+    cookie = re.fullmatch(r"[A-Za-z_][\w.-]*=([^=&\s]+)", value)
+    if cookie is not None:  # a cookie or setting as the value: "_gitlab_session=1udnwtg85…"
+        return _generated(cookie.group(1), min_len=min_len, min_entropy=min_entropy)
     if not _re_token().fullmatch(value):
         return False  # no prefix to split off: one word, or not one token ("a=1&b=2-3")
     parts = re.split(r"[-_]", value)

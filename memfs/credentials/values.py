@@ -80,14 +80,14 @@ def _one_character_filler(value: str) -> bool:
 
 def _typed_in_order(value: str) -> bool:
     """Eight letters or digits in alphabet order, up or down (``…3456789…``), also when
-    letters take turns with them in one case (``a1b2c3d4e5f6a7b8…``, ``sq0atp-812e…45678901``:
-    hex-like filler), or a value typed as nothing but such runs of three or more
-    (``abcxyz123``, ``abc123def456…``)."""
+    letters take turns with them, in either case and across hyphens (``a1b2c3d4e5f6a7b8…``,
+    ``aB1cD2eF3gH4…``, ``1a2b3C4d-5E6f-7g8H-…``, ``sq0atp-812e…45678901``: filler), or a value
+    typed as nothing but such runs of three or more (``abcxyz123``, ``abc123def456…``). A
+    drawn key holds no eight letters in order once its digits are taken out: the chance is
+    about one in 26⁷ per place."""
     v = value.lower()
     if _in_order_run(v, 8) or _only_runs(v):
         return True
-    if value not in (v, value.upper()):
-        return False
     digits = "".join(c for c in v if c.isdigit())
     letters = "".join(c for c in v if c.isalpha())
     return _in_order_run(digits, 8) or _in_order_run(letters, 8)
@@ -198,7 +198,6 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
         _IP,
         _HOST_PORT,
         _EMAIL,
-        _ENV_NAME,
         _FILE,
         _CID,
         _BTC,
@@ -206,6 +205,8 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
     ):
         if _re(pattern).fullmatch(v):
             return True
+    if _re(_ENV_NAME).fullmatch(v) and not any(_drawn_segment(p) for p in v.split("_")):
+        return True
     if _re(_URL).fullmatch(v) and not _re(r"://[^/\s:@]+:[^/\s@]+@").search(v):
         return True
     if v.startswith(("pk_live_", "pk_test_", "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-")):
@@ -226,6 +227,13 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
     return bool(
         32 <= len(v) <= 44 and _re(_BASE58).fullmatch(v) and _re(_CRYPTO_CONTEXT).search(context)
     )
+
+
+def _drawn_segment(part: str) -> bool:
+    """A part of an ``ENV_NAME`` no one names a variable by: sixteen characters or more with
+    digits among them (``API_KEYN2B1NFN5CP6CK5BJHY8B15YF535TP681`` is a key glued to its
+    name; ``AWS_SECRET_ACCESS_KEY``, ``PG_16_HOST`` are names)."""
+    return len(part) >= 16 and sum(c.isdigit() for c in part) >= 3
 
 
 def _drawn_part(path: str) -> bool:
@@ -288,6 +296,11 @@ def _one_case_key(value: str, digits: int, entropy: float) -> bool:
     runs = _re(r"[A-Za-z]+").findall(value)
     if len(runs) < 3:
         return False
+    if len(runs) >= 4 and len(value) >= 24 and _common_pair_share(runs) < 0.7:
+        # digits in three places or more between letters: a key typed by hand
+        # ("wdvnousa87acfxp9ioasrea4…") has runs that pass for words one by one, but fewer
+        # common pairs overall than names joined with digits ("exportservice2handler3…")
+        return True
     # A long letter run is fine when it does not read as words ("agtwytrdfxxyf"): drawn
     # letters rarely pair the way English does, "exportservice" almost always does.
     wordy = sum(len(r) for r in runs if len(r) >= 5 and _reads_as_words(r))
@@ -313,6 +326,12 @@ _COMMON_PAIRS = frozenset(
         "rc", "rr", "eg", "au", "ck", "ew", "mu", "br", "bi", "pt", "ak", "pu",
     )
 )  # fmt: skip
+
+
+def _common_pair_share(runs: list[str]) -> float:
+    """The share of common English letter pairs among all the pairs of ``runs``."""
+    pairs = [r.lower()[i : i + 2] for r in runs for i in range(len(r) - 1)]
+    return sum(p in _COMMON_PAIRS for p in pairs) / max(len(pairs), 1)
 
 
 def _reads_as_words(run: str) -> bool:
