@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from memfs.errors import BucketNotFoundError
 from memfs.layout import INDEX_NAME, LAYOUT_CHOICES, Detection, Layout, resolve_layout
 from memfs.stores import FileStore, LocalFileStore
+from memfs.views import RawReader
 
 if TYPE_CHECKING:
     # MemFS (and fsspec under it) loads when a workspace is opened as one; the manifest's
@@ -121,7 +122,22 @@ def open_store_in_layout(
     store = open_store(target, create=create, offer_create=offer_create)
     if isinstance(layout, Layout):
         return store, Detection(layout, "given")
-    return store, resolve_layout(layout, store.ls(""), lambda: _root_index_links(store))
+    return store, _detect(store, layout, store.ls(""))
+
+
+def open_listed(target: str, *, layout: str = "auto") -> tuple[RawReader, Detection, list[str]]:
+    """A read-only reader of ``target``'s stored bytes in its layout, with why, and every file
+    of the workspace from the one listing the layout was detected from: for a whole-store pass
+    (``memfs stats``, ``memfs grep``), which then lists nothing again and builds no MemFS (a
+    local workspace is read without fsspec, see :class:`~memfs.views.RawReader`)."""
+    store = open_store(target)
+    files = store.ls("")
+    found = _detect(store, layout, files)
+    return RawReader(store, found.layout), found, files
+
+
+def _detect(store: FileStore, choice: str, files: list[str]) -> Detection:
+    return resolve_layout(choice, files, lambda: _root_index_links(store))
 
 
 def layout_notice(command: str, found: Detection) -> str | None:

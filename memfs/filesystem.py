@@ -50,12 +50,11 @@ from memfs.stores import (
     FileStore,
     FsspecFileStore,
     LocalFileStore,
-    supports_batch_reads,
     supports_versioned_reads,
     with_preconditions,
 )
 from memfs.versions import NO_HISTORY, HistoryOptions
-from memfs.views import agent_view, strip_protocol, utc_today
+from memfs.views import agent_view, read_many, strip_protocol, utc_today
 from memfs.write_rules import WriteRules
 
 Clock = Callable[[], dt.date]
@@ -180,7 +179,6 @@ class MemFS(AbstractFileSystem):
         # Wrapped once here, so every write below is one call whatever the store can do.
         self.store: ConditionalFileStore = with_preconditions(given)
         self._versioned = supports_versioned_reads(self.store)
-        self._batch_reads = supports_batch_reads(self.store)
         self.options = opts
         self.is_read_only = opts.read_only
         self.decorates = opts.decorate
@@ -559,25 +557,13 @@ class MemFS(AbstractFileSystem):
                 items.append((path, self._rel(path)))
             except OSError as e:
                 items.append((path, e))
-        rels = [rel for _, rel in items if isinstance(rel, str)]
-        store: Any = self.store
-        reads = iter(
-            store.read_many_versioned(rels)
-            if self._batch_reads
-            else (self._read_or_error(rel) for rel in rels)
-        )
+        reads = read_many(self.store, [rel for _, rel in items if isinstance(rel, str)])
         for path, rel in items:
             if not isinstance(rel, str):
                 yield path, rel
                 continue
             got = next(reads)
             yield path, (got if isinstance(got, OSError) else self._view(rel, *got))
-
-    def _read_or_error(self, rel: str) -> tuple[bytes, Hashable | None] | OSError:
-        try:
-            return self._read(rel)
-        except OSError as e:
-            return e
 
     def get_file(
         self, rpath: str, lpath: Any, callback: Any = None, outfile: Any = None, **kw: Any

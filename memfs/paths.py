@@ -132,10 +132,23 @@ def listed_child(base: str, name: str) -> WorkspacePath | None:
     return WorkspacePath(rel)
 
 
-@functools.lru_cache(maxsize=1 << 15)
+_PLAIN_ENTRY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}")
+"""A name :func:`normalize` takes as it is under every flag, by its characters alone: ASCII
+letters, digits, ``_``, ``-`` and ``.``, not led by a dot (so neither ``.``, ``..``, a reserved
+name nor memfs's own area), at most :data:`MAX_SEGMENT_BYTES` long."""
+
+
 def canonical_entry_name(name: str, *, reserved: bool = False) -> bool:
-    """:func:`is_canonical` of one directory entry's name, cached: a listing of 10,000 memories
-    checks the same names on every call, more of them than the path cache holds."""
+    """:func:`is_canonical` of one directory entry's name. Most names are plain
+    (:data:`_PLAIN_ENTRY`) and need no more; the others are cached: a listing of 10,000
+    memories checks the same names on every call, more of them than the path cache holds."""
+    if _PLAIN_ENTRY.fullmatch(name) is not None:
+        return True
+    return _canonical_entry_cached(name, reserved)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _canonical_entry_cached(name: str, reserved: bool) -> bool:
     return is_canonical(name, reserved=reserved)
 
 

@@ -26,8 +26,6 @@ from dataclasses import asdict, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, Literal
 
-from frontmatter.default_handlers import YAMLHandler
-
 from memfs.frontmatter_block import (
     FrontmatterRead,
     ReadHow,
@@ -49,7 +47,6 @@ WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]
 """``[[name]]``, ``[[name|label]]`` or ``[[name#heading]]``: group 1 names a memory, group 2 is
 the label. In a memory body and in the index alike."""
 
-_YAML = YAMLHandler()
 _KNOWN_TOP = ("name", "description", "metadata")
 _KNOWN_META = ("type", "recorded")
 
@@ -87,7 +84,7 @@ class Finding:
         return self.kind not in NOTE_KINDS
 
 
-_PLAIN_NAME = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
 _TYPE_PREFIXES = tuple(f"{t}_" for t in MEMORY_TYPES)
 
 
@@ -95,8 +92,8 @@ def _name_key(name: str) -> tuple[str, str] | None:
     """``(key, key without a type prefix)`` of a name; None when nothing is left of it."""
     base = name.strip().rsplit("/", 1)[-1]
     base = base[:-3] if base[-3:].lower() == ".md" else base
-    if _PLAIN_NAME.fullmatch(base):  # most names: no case, spaces or runs to fold
-        key = base.replace("-", "_")
+    if _PLAIN_NAME.fullmatch(base):  # most names: ASCII, no spaces or runs to fold
+        key = base.lower().replace("-", "_")
     else:
         key = re.sub(r"[\s_-]+", "_", base.casefold()).strip("_")
         if not key:
@@ -253,7 +250,10 @@ class MemoryRecord:
                 f"{self.path or '<memory>'}: its frontmatter has lines that could not be read "
                 f"(lines {', '.join(map(str, self._unread))}); edit the file's text instead."
             )
-        head = _YAML.export(self.frontmatter_dict(), sort_keys=False, allow_unicode=True)
+        # python-frontmatter loads only to write a record back: a reader (`memfs stats`) never does
+        from frontmatter.default_handlers import YAMLHandler
+
+        head = YAMLHandler().export(self.frontmatter_dict(), sort_keys=False, allow_unicode=True)
         return f"---\n{head.rstrip()}\n---\n{self.body}"
 
 

@@ -32,16 +32,18 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from memfs import errors
 from memfs.errors import SearchPatternError
-from memfs.filesystem import MemFS
 from memfs.frontmatter_block import frontmatter_span
 from memfs.tags import escape_for_agent
+
+if TYPE_CHECKING:
+    from memfs.views import RawWorkspace
 
 SEARCHED_FIELDS = ("name", "description")
 """The frontmatter fields searched besides the body."""
@@ -135,7 +137,7 @@ class _Run:
     def __init__(
         self,
         numbers: Sequence[int],
-        texts: list[str],
+        texts: Sequence[str],
         parts: Sequence[Part],
         source: str | None = None,
     ) -> None:
@@ -153,16 +155,70 @@ class _Run:
         return Line(self.numbers[i], self.texts[i], self.parts[i], match=True, start=start)
 
 
-def _body_run(text: str, first: int) -> _Run:
-    texts = split_lines(text)
+class _Lines(Sequence[str]):
+    """The lines of a body as :func:`split_lines` cuts them, each cut out only when asked for:
+    a literal search shows a few lines around each match, and a body of a thousand lines is
+    not split for them. A line is found from the nearest one already found, by the line breaks
+    between them (:meth:`found` tells where a matching line starts)."""
+
+    __slots__ = ("_len", "_src", "_starts")
+
+    def __init__(self, src: str) -> None:
+        self._src = src
+        self._len = src.count("\n") + (0 if not src or src.endswith("\n") else 1)
+        self._starts = {0: 0}
+        """line index -> where it starts in ``src``, for the lines found so far"""
+
+    def __len__(self) -> int:
+        return self._len
+
+    def found(self, i: int, start: int) -> None:
+        self._starts[i] = start
+
+    def _start(self, i: int) -> int:
+        starts = self._starts
+        if i in starts:
+            return starts[i]
+        for d in range(1, MAX_CONTEXT + 2):  # shown lines are a context away from a match
+            if i - d in starts:
+                k = i - d
+                break
+            if i + d in starts:
+                k = i + d
+                break
+        else:
+            k = max(j for j in starts if j < i)
+        src, at = self._src, starts[k]
+        while k < i:
+            at = src.find("\n", at) + 1
+            k += 1
+            starts[k] = at
+        while k > i:
+            at = src.rfind("\n", 0, at - 1) + 1
+            k -= 1
+            starts[k] = at
+        return at
+
+    def __getitem__(self, i: int) -> str:  # type: ignore[override]  # no slices: not asked for
+        if not 0 <= i < self._len:
+            raise IndexError(i)
+        src = self._src
+        at = self._start(i)
+        end = src.find("\n", at)
+        return (src[at:] if end < 0 else src[at:end]).removesuffix("\r")
+
+
+def _body_run(text: str, first: int, *, lazy: bool = False) -> _Run:
+    texts: Sequence[str] = _Lines(text) if lazy else split_lines(text)
     return _Run(range(first, first + len(texts)), texts, ["body"] * len(texts), text)
 
 
-def _runs(text: str) -> list[_Run]:
-    """The runs of :func:`searchable_parts`."""
+def _runs(text: str, *, lazy: bool = False) -> list[_Run]:
+    """The runs of :func:`searchable_parts`; ``lazy``: a body's lines are cut out only when
+    asked for (:class:`_Lines`), for a search that finds them from their matches."""
     span = frontmatter_span(text)
     if span is None:
-        return [_body_run(text, 1)]
+        return [_body_run(text, 1, lazy=lazy)]
     start, close, body_start = span
     first = 1 + text.count("\n", 0, start)
     fields, head_count = _field_lines(text[start:close])
@@ -170,7 +226,7 @@ def _runs(text: str) -> list[_Run]:
         _Run(
             [first + i for i, _, _ in fields], [ln for _, ln, _ in fields], [k for *_, k in fields]
         ),
-        _body_run(text[body_start:], first + head_count + 1),
+        _body_run(text[body_start:], first + head_count + 1, lazy=lazy),
     ]
 
 
@@ -229,15 +285,20 @@ def _literal_matches(literal: re.Pattern[str], runs: list[_Run]) -> list[tuple[i
             out += [
                 (offset + i, m.start()) for i, t in enumerate(run.texts) if (m := literal.search(t))
             ]
-        else:
-            line, counted, last = 0, 0, -1
-            for m in literal.finditer(src):
+        else:  # the first match of each line: after one, the search goes on at the next line
+            lines = run.texts if isinstance(run.texts, _Lines) else None
+            line, counted, pos = 0, 0, 0
+            while (m := literal.search(src, pos)) is not None:
                 at = m.start()
                 line += src.count("\n", counted, at)
                 counted = at
-                if line != last:
-                    out.append((offset + line, at - src.rfind("\n", 0, at) - 1))
-                    last = line
+                begin = src.rfind("\n", 0, at) + 1
+                out.append((offset + line, at - begin))
+                if lines is not None:
+                    lines.found(line, begin)
+                pos = src.find("\n", at) + 1
+                if not pos:
+                    break
         offset += len(run)
     return out
 
@@ -357,15 +418,24 @@ def _with_context(
     return FileMatches(path, [shown[n] for n in sorted(shown)])
 
 
-def memory_paths(fs: MemFS) -> list[str]:
+def memory_paths(fs: RawWorkspace, files: Iterable[str] | None = None) -> list[str]:
     """Every memory file of the workspace's layout, sorted. A workspace with no memory
     directory has none; a workspace whose directory is gone is the store's error (nothing
-    could be read), never an empty memory."""
+    could be read), never an empty memory.
+
+    ``files``: every file of the workspace, from a listing the caller just made
+    (``fs.find("")``); the memory files are taken from it. When it holds none, the memory
+    directory is listed after all, so that one that is a link or is gone is refused as
+    before, not read as an empty memory."""
+    if files is not None:
+        found = sorted(p for p in files if fs.is_memory_file(p))
+        if found:
+            return found
     return sorted(p for p in fs.find(fs.layout.memory_dir) if fs.is_memory_file(p))
 
 
 def search_memory(
-    fs: MemFS,
+    fs: RawWorkspace,
     pattern: str,
     *,
     regex: bool = False,
@@ -373,31 +443,36 @@ def search_memory(
     context: int = DEFAULT_CONTEXT,
     limit: int | None = None,
     time_limit_s: float = TIME_LIMIT_S,
+    files: Iterable[str] | None = None,
 ) -> SearchResult:
     """Search the memory files of ``fs`` (see the module docstring); at most ``limit``
     matching lines are kept, the others counted in ``omitted``. A regular expression that
-    runs past ``time_limit_s`` raises :class:`SearchPatternError` (nothing is returned)."""
+    runs past ``time_limit_s`` raises :class:`SearchPatternError` (nothing is returned).
+    ``files`` as :func:`memory_paths` takes it."""
     if context < 0:
         raise SearchPatternError(f"context must be 0 or more lines, not {context}.")
     check_pattern(pattern)
     raw = fs.raw
     texts: list[tuple[str, str]] = []
-    for path, data in raw.cat_many(memory_paths(fs)):
+    for path, data in raw.cat_many(memory_paths(fs, files)):
         if isinstance(data, FileNotFoundError | IsADirectoryError | errors.UnsafePathError):
             continue  # removed, or swapped for a link, since it was listed
         if isinstance(data, OSError):
             raise data
         texts.append((path, data.decode("utf-8", errors="replace")))
     if regex:
-        files = [(path, _runs(text)) for path, text in texts]
-        hits = _regex_matches(pattern, ignore_case, files, time_limit_s)
+        searched = [(path, _runs(text)) for path, text in texts]
+        hits = _regex_matches(pattern, ignore_case, searched, time_limit_s)
     else:  # a literal cannot backtrack: Python's own engine, in this process, no limit needed
         literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
-        # Only a file that holds the literal is cut into lines (most of a store does not).
-        files = [(path, _runs(text)) for path, text in texts if _holds_literal(text, literal)]
-        hits = [_literal_matches(literal, runs) for _, runs in files]
+        # Only a file that holds the literal is cut into lines (most of a store does not), and
+        # of its body only the lines shown (_Lines).
+        searched = [
+            (path, _runs(text, lazy=True)) for path, text in texts if _holds_literal(text, literal)
+        ]
+        hits = [_literal_matches(literal, runs) for _, runs in searched]
     result = SearchResult(pattern, files_searched=len(texts))
-    for (path, runs), found in zip(files, hits, strict=True):
+    for (path, runs), found in zip(searched, hits, strict=True):
         keep = None if limit is None else max(limit - result.matches, 0)
         shown = _with_context(path, runs, found, context, keep)
         result.omitted += len(found) - shown.matches

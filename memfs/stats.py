@@ -21,12 +21,11 @@ import json
 import posixpath
 import statistics
 from collections import Counter
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from memfs.filesystem import MemFS
 from memfs.frontmatter_block import DATE_FIELDS
 from memfs.index import MemoryIndex, markdown_file_links, parse_index
 from memfs.layout import INDEX_NAME
@@ -41,6 +40,9 @@ from memfs.records import (
 )
 from memfs.staleness import FRESH_DAYS, age_in_days
 from memfs.tokens import estimate_tokens, with_margin
+
+if TYPE_CHECKING:
+    from memfs.views import RawWorkspace
 
 AGE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
     ("0-1 days", 0, FRESH_DAYS),
@@ -251,25 +253,28 @@ class Measurement:
     """the index as the report parsed it (None when there is none)"""
 
 
-def collect_stats(fs: MemFS) -> StatsReport:
-    """Measure the workspace behind ``fs`` (read-only; exact bytes through ``fs.raw``)."""
-    return measure(fs).report
+def collect_stats(fs: RawWorkspace, *, files: Iterable[str] | None = None) -> StatsReport:
+    """Measure the workspace behind ``fs`` (read-only; exact bytes through ``fs.raw``).
+
+    ``files``: every file of the workspace, from a listing the caller just made
+    (``fs.find("")``), so that the pass lists nothing again."""
+    return measure(fs, files=files).report
 
 
-def measure(fs: MemFS) -> Measurement:
+def measure(fs: RawWorkspace, *, files: Iterable[str] | None = None) -> Measurement:
     """:func:`collect_stats`, keeping the parsed records and the bytes they came from."""
     layout = fs.layout
     raw = fs.read_only().raw
-    files = set(raw.find(""))
+    listed = set(raw.find("") if files is None else files)
     contents: dict[str, bytes] = {}
-    for path, data in raw.cat_many(p for p in sorted(files) if layout.is_memory_file(p)):
+    for path, data in raw.cat_many(p for p in sorted(listed) if layout.is_memory_file(p)):
         if isinstance(data, OSError):
             raise data
         contents[path] = data
     records = [parse_memory(data, path) for path, data in contents.items()]
-    index_data = raw.cat_file(layout.index_path) if layout.index_path in files else None
+    index_data = raw.cat_file(layout.index_path) if layout.index_path in listed else None
     report, index = report_over(
-        fs, files, records, [len(data) for data in contents.values()], index_data
+        fs, listed, records, [len(data) for data in contents.values()], index_data
     )
     return Measurement(report=report, records=records, contents=contents, index=index)
 
@@ -311,7 +316,7 @@ class KeptFigures:
 
 
 def report_over(
-    fs: MemFS,
+    fs: RawWorkspace,
     files: AbstractSet[str],
     records: list[MemoryRecord],
     sizes: list[int],
@@ -366,7 +371,7 @@ def report_over(
 
 
 def _index_stats(
-    data: bytes, fs: MemFS, records: list[MemoryRecord], files: AbstractSet[str]
+    data: bytes, fs: RawWorkspace, records: list[MemoryRecord], files: AbstractSet[str]
 ) -> tuple[IndexStats, set[str], MemoryIndex]:
     """The index's figures, every memory file its references name (existing or not), and the
     index as parsed."""

@@ -57,13 +57,21 @@ def _cjk() -> re.Pattern[str]:
     )
 
 
-@functools.cache
-def _switch() -> re.Pattern[str]:
-    return re.compile(r"(?=[A-Za-z][0-9]|[0-9][A-Za-z])")
-
-
 _ALNUM_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _SPACE_BYTES = b" \t\n\r\x0b\x0c"
+_LETTER_OR_DIGIT = bytes.maketrans(_ALNUM_BYTES, b"a" * 52 + b"0" * 10)
+"""ASCII letters to ``a``, digits to ``0``; any other byte is neither."""
+
+
+def letter_digit_switches(text: str) -> int:
+    """How many times an ASCII letter and an ASCII digit follow one another in ``text``
+    (``a1`` and ``9f`` count one each)."""
+    # One byte a character (one that is not ASCII becomes "?"), letters marked "a" and digits
+    # "0": a switch is an "a0" or a "0a" in the marks, counted in C, instead of a regular
+    # expression tried at every position (60 ms on a 700,000-character index). Neither pair
+    # can overlap itself, so no switch is missed.
+    marks = text.encode("ascii", "replace").translate(_LETTER_OR_DIGIT)
+    return marks.count(b"a0") + marks.count(b"0a")
 
 
 def char_classes(text: str) -> tuple[int, int, int, int, int]:
@@ -97,7 +105,7 @@ def estimate_tokens(text: str) -> int:
         + other * OTHER_TOKENS_PER_CHAR
     )
     if alnum:
-        tokens += SWITCH_TOKENS * len(_switch().findall(text))
+        tokens += SWITCH_TOKENS * letter_digit_switches(text)
     return max(1, math.ceil(tokens))
 
 

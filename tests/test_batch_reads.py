@@ -8,10 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
-from memfs import InMemoryFileStore, LocalFileStore, MemFS
+from memfs import PLATFORM, InMemoryFileStore, LocalFileStore, MemFS
 from memfs.search import search_memory
 from memfs.stats import collect_stats
 from memfs.stores import supports_batch_reads
+from memfs.views import RawReader
 
 from tests.conftest import TODAY
 
@@ -127,3 +128,34 @@ def test_a_read_that_fails_fails_stats_and_search_as_the_read_does() -> None:
         with pytest.raises(OSError, match="Input/output error") as e:
             whole_store_pass()
         assert e.value.errno == errno.EIO
+
+
+@pytest.mark.parametrize("store_kind", ["local", "in-memory"])
+def test_a_raw_reader_reads_what_a_read_only_raw_mount_reads(
+    tmp_path: Path, store_kind: str
+) -> None:
+    """`memfs stats` and `memfs grep` read through a RawReader (no MemFS, no fsspec): path by
+    path it gives what the mount's raw view gives, refusals included, and so do the passes."""
+    if store_kind == "local":
+        store: object = _workspace(tmp_path)
+        paths = PATHS
+    else:
+        store = InMemoryFileStore()
+        MemFS(store, history=False).pipe_file("memory/a.md", MEMORY)  # type: ignore[arg-type]
+        MemFS(store, history=False).pipe_file("MEMORY.md", b"- [a](memory/a.md)\n")  # type: ignore[arg-type]
+        paths = ["memory/a.md", "memory/none.md", "MEMORY.md", "../x", "memory", "/MEMORY.md"]
+    fs = MemFS(store, read_only=True, clock=lambda: TODAY).raw  # type: ignore[arg-type]
+    reader = RawReader(store, PLATFORM, clock=lambda: TODAY)  # type: ignore[arg-type]
+    assert reader.raw is reader and reader.read_only() is reader and reader.today() == TODAY
+    assert repr(reader) == f"RawReader({fs.store!r})"
+    got = list(reader.cat_many(paths))
+    assert [p for p, _ in got] == paths
+    for (path, data), (_, want) in zip(got, fs.cat_many(paths), strict=True):
+        _same(data, want)
+        _same(_one_at_a_time(reader.cat_file, path), _one_at_a_time(fs.cat_file, path))
+    assert reader.find("") == fs.find("") and reader.find("memory") == fs.find("memory")
+    listed = reader.find("")
+    assert [reader.is_memory_file(p) for p in listed] == [fs.is_memory_file(p) for p in listed]
+    assert collect_stats(reader) == collect_stats(fs)
+    assert collect_stats(reader, files=listed) == collect_stats(fs)
+    assert search_memory(reader, "body", files=listed) == search_memory(fs, "body")

@@ -257,7 +257,7 @@ def test_output_closed_early_is_no_traceback(tmp_path: Path) -> None:
 def test_a_bug_still_shows_its_traceback(tmp_path: Path) -> None:
     code = (
         "import sys\nimport memfs.commands.stats as s\n"
-        "def boom(fs):\n    raise RuntimeError('a bug')\n"
+        "def boom(fs, **kw):\n    raise RuntimeError('a bug')\n"
         "s.collect_stats = boom\nfrom memfs.cli import main\nsys.exit(main(sys.argv[1:]))"
     )
     done = subprocess.run(

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from memfs import LocalFileStore, MemFS
 from memfs.errors import UnsafePathError
-from memfs.paths import MAX_PATH_BYTES, WorkspacePath, listed_child, normalize
+from memfs.paths import (
+    MAX_PATH_BYTES,
+    WorkspacePath,
+    canonical_entry_name,
+    is_canonical,
+    listed_child,
+    normalize,
+)
 
 
 def test_listed_child_builds_a_trusted_path_only_from_a_canonical_name() -> None:
@@ -35,3 +44,20 @@ def test_a_local_listing_gives_trusted_paths_that_read_back(tmp_path) -> None:  
     assert found == ["memory/a.md"] and all(type(p) is WorkspacePath for p in found)
     assert fs.raw.cat_file(found[0]) == b"hello\n"
     assert fs._strip_protocol(found[0]) is found[0]
+
+
+@settings(max_examples=2000, deadline=None)
+@example(".memfs")
+@example(".memfs-tmp-x")
+@example("..")
+@example("a" * 255)
+@example("a" * 256)
+@example("-x")
+@given(st.text(alphabet="aZ09_.-%? \t/\\\x00\x7f\u2028．é", min_size=1, max_size=10))
+def test_a_plain_entry_name_is_canonical_exactly_when_normalize_says_so(name: str) -> None:
+    """A listing takes most names by their characters alone (no normalize call): never one
+    that normalize would refuse or change, in either area."""
+    for reserved in (False, True):
+        assert canonical_entry_name(name, reserved=reserved) == is_canonical(
+            name, reserved=reserved
+        )

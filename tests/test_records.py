@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -374,3 +375,21 @@ def test_date_fixture_variants(name):
     r = parse_memory((FIXTURES / "dates" / name).read_bytes(), name)
     assert r.date(TODAY) == DATE_VARIANTS[name]
     assert ("bad-date" in [i.kind for i in r.issues]) == (name == "bad_date.md")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="aZ09-_ .Mdé/\tİK", max_size=10))
+def test_a_plain_name_folds_as_the_general_rule_folds_it(name: str) -> None:
+    """Most names (ASCII letters and digits, single - or _ between) skip the general fold
+    (casefold, runs of spaces, - and _ to one _) and must give what it gives."""
+    base = name.strip().rsplit("/", 1)[-1]
+    base = base[:-3] if base[-3:].lower() == ".md" else base
+    key = re.sub(r"[\s_-]+", "_", base.casefold()).strip("_")
+    want = (
+        set()
+        if not key
+        else {key, key.split("_", 1)[1] or key}
+        if key.startswith(("user_", "feedback_", "project_", "reference_"))
+        else {key}
+    )
+    assert name_keys(name) == want

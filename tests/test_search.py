@@ -22,6 +22,7 @@ from memfs.search import (
     _holds_literal,
     _literal_matches,
     _runs,
+    _with_context,
     describe,
     format_matches,
     search_memory,
@@ -444,3 +445,52 @@ def test_a_body_searched_as_one_text_finds_what_each_line_searched_finds(
     lines = [ln.text for run in searchable_parts(text) for ln in run]
     each = [(i, m.start()) for i, ln in enumerate(lines) if (m := literal.search(ln))]
     assert _literal_matches(literal, _runs(text)) == each, text
+
+
+@settings(max_examples=500, deadline=None)
+@example(["a\n"] * 30 + ["ab\n"], "ab", False, 2, [29, 0, 3, 30, 14])
+@given(
+    _TEXTS,
+    st.sampled_from([*_LITERALS, "b"]),
+    st.booleans(),
+    st.integers(0, 4),
+    st.lists(st.integers(0, 40), max_size=8),
+)
+def test_a_literal_search_shows_the_lines_a_search_of_every_line_shows(
+    pieces: list[str], pattern: str, ignore_case: bool, context: int, asked: list[int]
+) -> None:
+    """A literal's body is not split: its shown lines are cut out around the matches
+    (memfs.search._Lines), and they are the lines splitting the whole body gives; so is any
+    line asked for in any order, and the lines one by one."""
+    text = "".join(pieces)
+    literal = _pattern(pattern, ignore_case)
+    lazy, split = _runs(text, lazy=True), _runs(text)
+    hits = _literal_matches(literal, lazy)
+    assert hits == _literal_matches(literal, split)
+    assert _with_context("f", lazy, hits, context, None) == _with_context(
+        "f", split, hits, context, None
+    )
+    body, whole = lazy[-1].texts, split[-1].texts
+    assert len(body) == len(whole) and list(body) == whole
+    fresh = _runs(text, lazy=True)[-1].texts
+    for i in asked:
+        if i < len(whole):
+            assert fresh[i] == whole[i]
+        else:
+            with pytest.raises(IndexError):
+                fresh[i]
+
+
+def test_grep_over_a_memory_directory_that_is_a_link_refuses_it(tmp_path: Path) -> None:
+    """The command takes the memory files from the listing that detected the layout; one that
+    holds none lists the memory directory after all, so a link there is refused, not read as
+    an empty memory."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "a.md").write_text("Cpk outside\n")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text("- [A](memory/a.md)\n")
+    os.symlink(tmp_path / "elsewhere", ws / "memory")
+    done = grep(str(ws), "Cpk")
+    assert done.returncode == 2 and "it is a symlink" in done.stderr
+    assert "Cpk outside" not in done.stdout

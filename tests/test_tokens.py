@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from memfs import InMemoryFileStore, MemFS
 from memfs.generator import generate_workspace
@@ -15,6 +16,7 @@ from memfs.tokens import (
     DEFAULT_MARGIN_RATIO,
     char_classes,
     estimate_tokens,
+    letter_digit_switches,
     with_margin,
 )
 
@@ -93,3 +95,13 @@ def test_letter_digit_switches_cost_extra():
     """Hex-like strings break into many BPE pieces: each letter/digit switch adds to the count."""
     assert estimate_tokens("9f8a7b6c5d4e3f21") > estimate_tokens("abcdefghijklmnop")
     assert estimate_tokens("a中1中" * 20) == estimate_tokens("a中b中" * 20)  # never adjacent
+
+
+@example("a0a0")
+@example("a\u00e91 \ud800b2 \uff11a x?1 \u00b2a")
+@given(st.text(alphabet=st.sampled_from("ab09 ?-\u00e9\u00b2\uff11\u4e2d\ud800")))
+def test_switches_are_the_letter_digit_pairs_a_regular_expression_finds(text: str) -> None:
+    """Counted over bytes, not by a pattern tried at every position: the same count, with
+    characters that are not ASCII (digits and letters elsewhere in Unicode among them) never
+    one of a pair."""
+    assert letter_digit_switches(text) == len(re.findall(r"(?=[A-Za-z][0-9]|[0-9][A-Za-z])", text))

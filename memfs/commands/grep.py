@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memfs.cli_workspace import add_workspace_argument, open_workspace
+from memfs.cli_workspace import add_workspace_argument, open_listed
 from memfs.search import DEFAULT_CONTEXT, describe, format_matches, search_memory
 
 
@@ -40,13 +40,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     # A bad workspace or pattern raises; the command line's one handler prints it (exit 2).
-    fs, _ = open_workspace(args.workspace, read_only=True, layout=args.layout)
+    # One listing, which detected the layout, and no MemFS (nor fsspec) to read the files.
+    reader, _, files = open_listed(args.workspace, layout=args.layout)
     result = search_memory(
-        fs,
+        reader,
         args.pattern,
         regex=args.regex,
         ignore_case=args.ignore_case,
         context=args.context,
+        files=files,
     )
     if not result.files:
         print(f"memfs grep: {describe(result)}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """``memfs stats PATH_OR_URL``: memory measurements on any workspace, read-only.
 
 The report is printed as plain aligned text (or JSON with ``--json``): no terminal library is
-loaded, so the command costs little more than ``import memfs``.
+loaded, and the files are read without a MemFS (:class:`~memfs.views.RawReader`), so a local
+workspace costs no fsspec import either.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from memfs.cli_workspace import add_workspace_argument, open_workspace
+from memfs.cli_workspace import add_workspace_argument, open_listed
 from memfs.stats import (
     CLAUDE_CODE_MAX_CHARS,
     CLAUDE_CODE_MAX_LINES,
@@ -48,14 +49,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    fs, found = open_workspace(args.workspace, read_only=True, layout=args.layout)
-    report = collect_stats(fs)
+    # One listing, which detected the layout, and no MemFS (nor fsspec) to read the files.
+    reader, found, files = open_listed(args.workspace, layout=args.layout)
+    report = collect_stats(reader, files=files)
     report.layout_reason = found.reason
     if args.window:  # the turn's own block; its modules (pydantic) load only when asked
         from memfs.budget import window_warning
         from memfs.context import build_context_block
+        from memfs.filesystem import MemFS
         from memfs.manifest import AgentManifest
 
+        fs = MemFS(reader.store, layout=found.layout, read_only=True)
         block = build_context_block(fs, AgentManifest())
         if warning := window_warning(block, args.window):
             print(f"memfs stats: {warning}", file=sys.stderr)
