@@ -54,7 +54,7 @@ from memfs.stores import (
     with_preconditions,
 )
 from memfs.versions import NO_HISTORY, HistoryOptions
-from memfs.views import agent_view, read_many, strip_protocol, utc_today
+from memfs.views import agent_view, read_paths, strip_protocol, utc_today
 from memfs.write_rules import WriteRules
 
 Clock = Callable[[], dt.date]
@@ -551,19 +551,8 @@ class MemFS(AbstractFileSystem):
         its bytes (never raised). For a whole-store pass (``memfs stats``, search): a store that
         reads many files at once (:class:`~memfs.stores.protocol.BatchReadingStore`) opens each
         directory once for all of them instead of walking to it for each file."""
-        items: list[tuple[str, str | OSError]] = []
-        for path in paths:
-            try:
-                items.append((path, self._rel(path)))
-            except OSError as e:
-                items.append((path, e))
-        reads = read_many(self.store, [rel for _, rel in items if isinstance(rel, str)])
-        for path, rel in items:
-            if not isinstance(rel, str):
-                yield path, rel
-                continue
-            got = next(reads)
-            yield path, (got if isinstance(got, OSError) else self._view(rel, *got))
+        for path, got in read_paths(self.store, paths, self._rel):
+            yield path, (got if isinstance(got, OSError) else self._view(*got))
 
     def get_file(
         self, rpath: str, lpath: Any, callback: Any = None, outfile: Any = None, **kw: Any

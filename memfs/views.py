@@ -96,6 +96,27 @@ def read_many(
                 yield e
 
 
+def read_paths(
+    store: FileStore, paths: Iterable[str], to_rel: Callable[[str], str]
+) -> Iterator[tuple[str, tuple[str, bytes, Hashable | None] | OSError]]:
+    """``(path, (rel, bytes, version))`` for each of ``paths`` in order, ``rel`` its workspace
+    path by ``to_rel``, or ``(path, error)`` where ``to_rel`` or the read failed (never
+    raised). Every path is confined first; the confined ones are read by :func:`read_many`."""
+    items: list[tuple[str, str | OSError]] = []
+    for path in paths:
+        try:
+            items.append((path, to_rel(path)))
+        except OSError as e:
+            items.append((path, e))
+    reads = read_many(store, [rel for _, rel in items if isinstance(rel, str)])
+    for path, rel in items:
+        if isinstance(rel, OSError):
+            yield path, rel
+            continue
+        got = next(reads)
+        yield path, (got if isinstance(got, OSError) else (rel, *got))
+
+
 class RawWorkspace(Protocol):
     """What a read-only whole-store pass (:func:`memfs.stats.collect_stats`,
     :func:`memfs.search.search_memory`) reads a workspace through: a
@@ -164,16 +185,5 @@ class RawReader:
     def cat_many(self, paths: Iterable[str]) -> Iterator[tuple[str, bytes | OSError]]:
         """``(path, stored bytes)`` for each of ``paths`` in order, a read's error in place of
         its bytes (never raised): :meth:`MemFS.cat_many <memfs.filesystem.MemFS.cat_many>`."""
-        items: list[tuple[str, str | OSError]] = []
-        for path in paths:
-            try:
-                items.append((path, workspace_path(path)))
-            except OSError as e:
-                items.append((path, e))
-        reads = read_many(self.store, [rel for _, rel in items if isinstance(rel, str)])
-        for path, rel in items:
-            if isinstance(rel, str):
-                got = next(reads)
-                yield path, (got if isinstance(got, OSError) else got[0])
-            else:
-                yield path, rel
+        for path, got in read_paths(self.store, paths, workspace_path):
+            yield path, (got if isinstance(got, OSError) else got[1])
