@@ -34,8 +34,10 @@ MEMORY_LIMIT_BYTES = 1 << 30
 """Address space allowed above what the job itself needs: a pattern whose repeats multiply
 fails with MemoryError here instead of exhausting the machine."""
 
-REPORT_MARGIN_S = 0.1
-"""The watchdog says where the search stopped this long before the timer ends the process."""
+REPORT_MARGIN_S = 0.25
+"""The watchdog says where the search stopped this long before the timer ends the process (a
+quarter of the limit when that is shorter): long enough for a thread on a loaded machine to be
+scheduled again, and a search it cuts short is refused the same way the timer would refuse it."""
 
 
 def _limit(time_limit_s: float, job_bytes: int) -> None:
@@ -106,7 +108,7 @@ def main() -> None:
     sys_path, pattern, ignore_case, time_limit_s, files = pickle.loads(data)
     _limit(time_limit_s, len(data))
     progress = _Progress()
-    report_in = time_limit_s - min(REPORT_MARGIN_S, time_limit_s / 10)
+    report_in = time_limit_s - min(REPORT_MARGIN_S, time_limit_s / 4)
     threading.Thread(target=progress.watch, args=(report_in,), daemon=True).start()
     sys.path[:] = sys_path  # the caller's, so this imports the `regex` the caller would
     try:

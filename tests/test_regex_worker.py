@@ -106,8 +106,9 @@ def test_matching_at_the_time_limit_is_answered_with_the_file_and_line_it_reache
 
 def test_a_pattern_still_being_parsed_at_the_time_limit_is_answered_compiling() -> None:
     # the regex parser is Python code, so the watchdog thread runs while it parses 900,000
-    # characters (seconds) and answers before the timer ends the process
-    returncode, compiled, answer = ask("(?:ab|cd)" * 100_000, [["ab"]], time_limit_s=0.5)
+    # characters (20 s or more) and answers before the timer ends the process: at 1.75 s, the
+    # limit less the whole margin, so a thread not scheduled for a while still answers in time
+    returncode, compiled, answer = ask("(?:ab|cd)" * 100_000, [["ab"]], time_limit_s=2.0)
     assert (compiled, answer) == (False, ("compiling",))
     assert returncode in ANSWERED_AT_THE_LIMIT
 
