@@ -95,3 +95,10 @@ def test_a_user_and_password_pair_after_a_credential_word_is_refused() -> None:
 def test_a_host_and_port_after_a_credential_word_is_no_secret() -> None:
     assert not find_credentials("the api key is localhost:8080")
     assert not find_credentials("the api key is db.internal:5432")
+
+
+def test_an_unlock_phrase_is_found_after_its_noun_inside_another_word() -> None:
+    # "word" first stands in "passwords", with no relative word after it
+    text = "passwords, and the codes to get into the safe: Xk9#mP2vL7"
+    (finding,) = find_credentials(text)
+    assert text[finding.start : finding.end] == "Xk9#mP2vL7"

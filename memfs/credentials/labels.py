@@ -641,14 +641,23 @@ def find_pairs(text: str, lowered: str) -> Iterator[Hit]:
 
 
 UNLOCK_KIND = "secret named by what it opens"
-# Literals one of which every such phrase holds: the regex (no literal of its own to start
-# from) runs only on the few texts that have one.
-_UNLOCK_GATES = tuple(
-    f"{noun}s {rel}" if plural else f"{noun} {rel}"
-    for noun in ("code", "combination", "pin", "phrase", "word", "string")
-    for rel in ("that", "which", "to", "for")
-    for plural in (False, True)
-)
+_UNLOCK_NOUNS = ("code", "combination", "pin", "phrase", "word", "string")
+_UNLOCK_RELS = (" that", " which", " to", " for")
+
+
+def _may_name_an_unlock(lowered: str) -> bool:
+    """Whether a noun of :func:`_unlock_phrase` stands before one of its relative words: the
+    regex (no literal of its own to start from) runs only on the few texts where one does.
+    Six substring scans, where one scan per noun and word pair would be 48."""
+    for noun in _UNLOCK_NOUNS:
+        at = lowered.find(noun)
+        while at >= 0:
+            after = at + len(noun)
+            after += lowered.startswith("s", after)
+            if lowered.startswith(_UNLOCK_RELS, after):
+                return True
+            at = lowered.find(noun, after)
+    return False
 
 
 @cache
@@ -663,7 +672,7 @@ def _unlock_phrase() -> re.Pattern[str]:
 
 def find_unlock_phrases(text: str, lowered: str) -> Iterator[Hit]:
     """Secrets named by what they open (``the code that unlocks the safe is X``)."""
-    if not any(w in lowered for w in _UNLOCK_GATES):
+    if not _may_name_an_unlock(lowered):
         return
     for m in _unlock_phrase().finditer(lowered):
         value = _trim(text[m.start("value") : m.end("value")]).rstrip("!")
