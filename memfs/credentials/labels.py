@@ -26,8 +26,10 @@ from collections.abc import Iterator
 from functools import cache
 
 from memfs.credentials.values import (
+    hook_url,
     is_placeholder,
     is_public_identifier,
+    issued_in_one_case,
     passphrase,
     random_looking,
     typed_secret,
@@ -341,6 +343,8 @@ def _accept(
     qualifies the label (``the heroku token is …``, ``Токен npm: …``)."""
     if not value or is_placeholder(value):
         return False
+    if hook_url(value):
+        return True
     if labelled is None:
         # "the sentry token is <32+ hex>": a token word with a marker before long hex names a
         # key; "primary key is <hex>" does not. A UUID or a digest-length hex after a bare
@@ -362,10 +366,20 @@ def _accept(
         return True
     if family == "generic":
         # After "token is" / "key:" a short key (12+) counts; after a bare space only a long one.
-        return _generated(value, min_len=20 if weak else 12, min_entropy=3.5 if weak else 3.3) or (
-            not weak and _user_and_password(value)
+        # A service's key word ("the databox key is …") also takes a key issued in one case.
+        return (
+            _generated(value, min_len=20 if weak else 12, min_entropy=3.5 if weak else 3.3)
+            or (not weak and _user_and_password(value))
+            or (
+                named
+                and not weak
+                and issued_in_one_case(value)
+                and re.search(_ID_KEY_BEFORE, context.lower()) is None
+            )
         )
-    if family == "key" and (_generated(value, min_len=12) or _user_and_password(value)):
+    if family == "key" and (
+        _generated(value, min_len=12) or _user_and_password(value) or issued_in_one_case(value)
+    ):
         return True
     return typed_secret(value, strong=weak)
 
@@ -403,10 +417,24 @@ def _re_token() -> re.Pattern[str]:
     return re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]*)+")
 
 
+def _serial_name(value: str) -> bool:
+    """A resource named by short words and a number (``cmp2-qat-1208358310``, ``db_eu_20240117``):
+    a vault, a project or a build, whose digits come from a counter or a clock, not a
+    generator. Only the number may be long; a drawn part ("pu1gf8…") makes it a key."""
+    parts = re.split(r"[-_]", value)
+    return (
+        len(parts) >= 2
+        and any(p.isdigit() and len(p) >= 4 for p in parts)
+        and all(p.isdigit() or (len(p) <= 5 and p == p.lower()) for p in parts)
+    )
+
+
 def _generated(value: str, *, min_len: int, min_entropy: float = 3.0) -> bool:
     """Random-looking as a whole, or a random body behind a short prefix or between words
     (``tk-us-pu1gf8…``, ``web_akqaeqq…``, ``sk_prod_mrolzn3…``): providers name a key's
     kind in front of it, and the body is what a generator drew."""
+    if _serial_name(value):
+        return False
     if random_looking(value, min_len=min_len, min_entropy=min_entropy):
         return True
     cookie = re.fullmatch(r"[A-Za-z_][\w.-]*=([^=&\s]+)", value)
