@@ -141,6 +141,7 @@ NOT_SECRETS = {
     "a page about webhooks after a key word": (
         "api key docs: https://zapier.com/help/doc/how-get-started-with-webhooks-by-zapier"
     ),
+    "a host after a key word": "the key server is keys.openpgp.org for the release signatures",
     "a webhook URL of words after a key word": (
         "the webhook key is https://example.com/hooks/deploy-preview-builds"
     ),
@@ -204,6 +205,10 @@ GENERALISED_SECRETS = {
         "Der acme-Schlüssel lautet hwq8vnz-kpt4rm-xbl2dj"
     ),
     "a one-case key after an API key label and a space": "acme API key oclvw0nqxzkh4s",
+    "a key behind a dotted prefix after a token word and a head (fr)": (
+        "Le jeton vault est s.Xk9mP2vL7qRtZ3wN8bY4cQ1f"
+    ),
+    "a key behind three dotted prefixes": "token vault: dp.st.prd.Xk9mP2vL7qRtZ3wN8bY4cQ1fHs6",
     "a webhook URL after a token word": (
         "the zapier token is https://hooks.zapier.com/hooks/catch/123456/Qm8vXr2LkT9pWz4N/"
     ),

@@ -245,10 +245,12 @@ def _near_run() -> re.Pattern[str]:
     """A long generated-looking run shortly after a label (``the staging key is <32 chars>``).
 
     The run is a whole word: a piece of a longer one (``…tuy?cvonk5577…``, ``x.md``) is not
-    a key of its own; the word it is part of is judged by the other rules.
+    a key of its own; the word it is part of is judged by the other rules. A short dotted
+    prefix is part of it: providers name a key's kind that way (``s.…``, ``pat.…``, ``dp.st.…``).
     """
     return re.compile(
-        r"[^\n]{0,40}?(?<![^\s\"'`:(\[<>,{|])(?P<value>[a-z0-9+/_\-]{24,}={0,2})"
+        r"[^\n]{0,40}?(?<![^\s\"'`:(\[<>,{|])"
+        r"(?P<value>(?:[a-z]{1,4}\.){0,3}[a-z0-9+/_\-]{24,}={0,2})"
         r"(?=$|[\s\"'`)\]>},;|&]|[.!?:](?:\s|$)|\.[a-z0-9_\-]{8})"
     )
 
