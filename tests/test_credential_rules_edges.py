@@ -102,3 +102,13 @@ def test_an_unlock_phrase_is_found_after_its_noun_inside_another_word() -> None:
     text = "passwords, and the codes to get into the safe: Xk9#mP2vL7"
     (finding,) = find_credentials(text)
     assert text[finding.start : finding.end] == "Xk9#mP2vL7"
+
+
+def test_a_curl_password_is_found_with_the_user_or_the_password_quoted() -> None:
+    for text in (
+        "curl --user ops:'Xk9mP2vL7qRt' -X PATCH https://api.example.com",
+        'curl -u "ops":"Xk9mP2vL7qRt" https://api.example.com',
+    ):
+        (finding,) = find_credentials(text)
+        assert text[finding.start : finding.end] == "Xk9mP2vL7qRt"
+    assert find_credentials('curl -u "${username}":"${password}" https://api.example.com') == []
