@@ -112,3 +112,12 @@ def test_a_curl_password_is_found_with_the_user_or_the_password_quoted() -> None
         (finding,) = find_credentials(text)
         assert text[finding.start : finding.end] == "Xk9mP2vL7qRt"
     assert find_credentials('curl -u "${username}":"${password}" https://api.example.com') == []
+
+
+def test_a_label_after_an_acronym_in_an_identifier_is_a_label() -> None:
+    for text, secret in (
+        ("DBPassword: Xk9#mP2vL7qRt", "Xk9#mP2vL7qRt"),
+        ('APIToken = "Xk9mP2vL7qRtZ3wN8bY4cQ1fHs6"', "Xk9mP2vL7qRtZ3wN8bY4cQ1fHs6"),
+    ):
+        (finding,) = find_credentials(text)
+        assert text[finding.start : finding.end] == secret

@@ -464,8 +464,10 @@ def _word_before_ok(text: str, lowered: str, start: int) -> bool:
     prev = lowered[start - 1]
     if not (prev.isascii() and prev.isalnum()):
         return True
-    # camelCase: "dbPassword", "clientSecret"
-    return text[start].isupper() and text[start - 1].islower()
+    # camelCase: "dbPassword", "clientSecret", and after an acronym: "DBPassword", "APIToken"
+    return text[start].isupper() and (
+        text[start - 1].islower() or text[start + 1 : start + 2].islower()
+    )
 
 
 def _word_after_ok(lowered: str, end: int, label: str) -> bool:
