@@ -121,3 +121,10 @@ def test_a_label_after_an_acronym_in_an_identifier_is_a_label() -> None:
     ):
         (finding,) = find_credentials(text)
         assert text[finding.start : finding.end] == secret
+
+
+def test_a_numbered_label_is_a_label_and_a_longer_word_is_not() -> None:
+    for text in ('sumoKey2 = "Xk9mP2vL7qRtZ3wN8bY4cQ1f"', "acme_token_2: Xk9mP2vL7qRtZ3wN8bY4cQ1f"):
+        (finding,) = find_credentials(text)
+        assert text[finding.start : finding.end] == "Xk9mP2vL7qRtZ3wN8bY4cQ1f"
+    assert find_credentials("token2048x: Xk9mP2vL7qRtZ3wN8bY4cQ1f") == []

@@ -476,7 +476,21 @@ def _word_after_ok(lowered: str, end: int, label: str) -> bool:
     nxt = lowered[end : end + 1]
     if nxt == "s":
         nxt = lowered[end + 1 : end + 2]
+    elif nxt == "_" or nxt.isdigit():
+        after = _numbered(lowered, end)
+        nxt = lowered[after : after + 1]
     return not (nxt.isascii() and nxt.isalnum())
+
+
+def _numbered(lowered: str, end: int) -> int:
+    """The end of a label with its number: the second of two keys is ``sumoKey2``, ``token_2``."""
+    m = _re_number().match(lowered, end)
+    return end if m is None else m.end()
+
+
+@cache
+def _re_number() -> re.Pattern[str]:
+    return re.compile(r"_?\d{1,2}(?![\w])")
 
 
 Hit = tuple[int, int, str]
@@ -489,7 +503,7 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
     for m in _labels_in(text, lowered):
         label = m.group()
         family = family_of(label)
-        start, end = m.span()
+        start, end = m.start(), _numbered(lowered, m.end())
         if lowered[end : end + 1] in (".", "(", "[") and lowered[end + 1 : end + 2].isalpha():
             continue  # a variable in code: password.encode(), token[0], pw(…)
         if lowered[end : end + 1] in (",", ")"):
