@@ -95,3 +95,36 @@ def test_a_user_and_password_pair_after_a_credential_word_is_refused() -> None:
 def test_a_host_and_port_after_a_credential_word_is_no_secret() -> None:
     assert not find_credentials("the api key is localhost:8080")
     assert not find_credentials("the api key is db.internal:5432")
+
+
+def test_an_unlock_phrase_is_found_after_its_noun_inside_another_word() -> None:
+    # "word" first stands in "passwords", with no relative word after it
+    text = "passwords, and the codes to get into the safe: Xk9#mP2vL7"
+    (finding,) = find_credentials(text)
+    assert text[finding.start : finding.end] == "Xk9#mP2vL7"
+
+
+def test_a_curl_password_is_found_with_the_user_or_the_password_quoted() -> None:
+    for text in (
+        "curl --user ops:'Xk9mP2vL7qRt' -X PATCH https://api.example.com",
+        'curl -u "ops":"Xk9mP2vL7qRt" https://api.example.com',
+    ):
+        (finding,) = find_credentials(text)
+        assert text[finding.start : finding.end] == "Xk9mP2vL7qRt"
+    assert find_credentials('curl -u "${username}":"${password}" https://api.example.com') == []
+
+
+def test_a_label_after_an_acronym_in_an_identifier_is_a_label() -> None:
+    for text, secret in (
+        ("DBPassword: Xk9#mP2vL7qRt", "Xk9#mP2vL7qRt"),
+        ('APIToken = "Xk9mP2vL7qRtZ3wN8bY4cQ1fHs6"', "Xk9mP2vL7qRtZ3wN8bY4cQ1fHs6"),
+    ):
+        (finding,) = find_credentials(text)
+        assert text[finding.start : finding.end] == secret
+
+
+def test_a_numbered_label_is_a_label_and_a_longer_word_is_not() -> None:
+    for text in ('sumoKey2 = "Xk9mP2vL7qRtZ3wN8bY4cQ1f"', "acme_token_2: Xk9mP2vL7qRtZ3wN8bY4cQ1f"):
+        (finding,) = find_credentials(text)
+        assert text[finding.start : finding.end] == "Xk9mP2vL7qRtZ3wN8bY4cQ1f"
+    assert find_credentials("token2048x: Xk9mP2vL7qRtZ3wN8bY4cQ1f") == []

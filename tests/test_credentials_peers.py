@@ -133,6 +133,18 @@ NOT_SECRETS = {
     "an environment-variable name after a key word": "the key is AWS_SECRET_ACCESS_KEY_V2",
     "a setting after a token word": "token: mode=readonly",
     "a closing parenthesis after a value": "(password: stored in vault) and (token: see 1Password)",
+    "a one-case name and numbers after a service's key word": "the acme key is release2024build7",
+    "a resource named by short words and a number": "buildSecrets: ops-eu-2024061712",
+    "base64 of a filler after a token word": (
+        "jira_token: aWQ6eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4"
+    ),
+    "a page about webhooks after a key word": (
+        "api key docs: https://zapier.com/help/doc/how-get-started-with-webhooks-by-zapier"
+    ),
+    "a host after a key word": "the key server is keys.openpgp.org for the release signatures",
+    "a webhook URL of words after a key word": (
+        "the webhook key is https://example.com/hooks/deploy-preview-builds"
+    ),
 }
 
 # Shapes providers issue keys in, written the ways a memory holds them.
@@ -185,6 +197,21 @@ GENERALISED_SECRETS = {
     "a webhook URL with a query": (
         "https://hooks.slack.com/services/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?x=1"
     ),
+    "a one-case key after a service's key word": "the acme key is oclvw0nqxzkh4s",
+    "a one-case key in groups after a service's token word (ru)": (
+        "Токен acme: nzawudh1_wdjwokdjqawdeps"
+    ),
+    "a one-case key in groups after a service's key word (de)": (
+        "Der acme-Schlüssel lautet hwq8vnz-kpt4rm-xbl2dj"
+    ),
+    "a one-case key after an API key label and a space": "acme API key oclvw0nqxzkh4s",
+    "a key behind a dotted prefix after a token word and a head (fr)": (
+        "Le jeton vault est s.Xk9mP2vL7qRtZ3wN8bY4cQ1f"
+    ),
+    "a key behind three dotted prefixes": "token vault: dp.st.prd.Xk9mP2vL7qRtZ3wN8bY4cQ1fHs6",
+    "a webhook URL after a token word": (
+        "the zapier token is https://hooks.zapier.com/hooks/catch/123456/Qm8vXr2LkT9pWz4N/"
+    ),
 }
 
 
@@ -219,6 +246,8 @@ def test_provider_key_shapes_in_prose_are_refused(text):
         ("shippo_live_" + "a" * 40, True),
         ("A" * 21 + "Hpzs6i1Gi6HdhPEFOanlPrj8ajsthtjObbEP19zGy4av", False),
         ("q5VdbqcyHC7XrnaG", False),
+        ("aWQ6eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4", True),  # base64 of "id:xxxx…"
+        ("dXNlcjpYazltUDJ2TDdxUnQ=", False),  # base64 of "user:Xk9mP2vL7qRt"
     ],
 )
 def test_placeholders_typed_in_order_filled_or_encoded(value, placeholder):

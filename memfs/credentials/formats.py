@@ -372,7 +372,9 @@ OWN_PATTERNS: tuple[CredentialPattern, ...] = (
     ),
     CredentialPattern(
         "password given to curl -u",
-        r"curl(?![a-z])[^\n`]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:(?P<value>[^\s\"'`]+)",
+        # the user and the password may each be quoted: -u "user:pw", -u user:'pw'
+        r"curl(?![a-z])[^\n`]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+[\"']?:[\"']?"
+        r"(?P<value>[^\s\"'`]+)",
         "value",
         lambda v: typed_secret(v),
         gate=("curl",),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterable
 
@@ -15,7 +16,7 @@ from memfs.credentials.labels import (
     find_pairs,
     find_unlock_phrases,
 )
-from memfs.credentials.normalize import normalize
+from memfs.credentials.normalize import Normalized, normalize
 from memfs.credentials.values import named_as_fake
 from memfs.errors import CredentialRefusedError
 
@@ -50,25 +51,28 @@ _PRIORITY_FORMAT, _PRIORITY_LABEL = 0, 1
 
 def _scan(text: str, patterns: Iterable[CredentialPattern], labels: bool) -> list[Finding]:
     patterns = tuple(patterns)
-    out = _scan_as_written(text, patterns, labels)
+    norm = normalize(text)
+    out = _scan_as_written(text, patterns, labels, norm)
     if out or not labels:
         return out
-    return _scan_disguised(text, patterns)
+    return _scan_disguised(text, norm.text, patterns)
 
 
-def _scan_disguised(text: str, patterns: tuple[CredentialPattern, ...]) -> list[Finding]:
+def _scan_disguised(
+    text: str, normalized: str, patterns: tuple[CredentialPattern, ...]
+) -> list[Finding]:
     """Findings in the text with a disguise undone (:mod:`.disguises`), on their written lines.
 
     Only the first view with a finding counts: the file is refused either way.
     """
-    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     # disguises are undone in the text as the scan reads it (format characters dropped), so a
     # zero-width character inside an identifier cannot cut it into something that looks like
     # a key; normalising keeps every line where it was
-    for why, view, where in views(normalize(text).text):
+    for why, view, where in views(normalized):
         found = _scan_as_written(view, patterns, True)
         if not found:
             continue
+        line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         out = []
         for f in found:
             line = where[f.line - 1] + 1
@@ -88,9 +92,13 @@ def _scan_disguised(text: str, patterns: tuple[CredentialPattern, ...]) -> list[
 
 
 def _scan_as_written(
-    text: str, patterns: Iterable[CredentialPattern], labels: bool
+    text: str,
+    patterns: Iterable[CredentialPattern],
+    labels: bool,
+    norm: Normalized | None = None,
 ) -> list[Finding]:
-    norm = normalize(text)
+    if norm is None:
+        norm = normalize(text)
     t = norm.text
     lowered = t.lower()  # C speed; offsets must match ``t``, and a few characters
     if len(lowered) != len(t):  # ('İ') lower to two, so fall back to ASCII-only lowering

@@ -26,8 +26,10 @@ from collections.abc import Iterator
 from functools import cache
 
 from memfs.credentials.values import (
+    hook_url,
     is_placeholder,
     is_public_identifier,
+    issued_in_one_case,
     passphrase,
     random_looking,
     typed_secret,
@@ -243,10 +245,12 @@ def _near_run() -> re.Pattern[str]:
     """A long generated-looking run shortly after a label (``the staging key is <32 chars>``).
 
     The run is a whole word: a piece of a longer one (``…tuy?cvonk5577…``, ``x.md``) is not
-    a key of its own; the word it is part of is judged by the other rules.
+    a key of its own; the word it is part of is judged by the other rules. A short dotted
+    prefix is part of it: providers name a key's kind that way (``s.…``, ``pat.…``, ``dp.st.…``).
     """
     return re.compile(
-        r"[^\n]{0,40}?(?<![^\s\"'`:(\[<>,{|])(?P<value>[a-z0-9+/_\-]{24,}={0,2})"
+        r"[^\n]{0,40}?(?<![^\s\"'`:(\[<>,{|])"
+        r"(?P<value>(?:[a-z]{1,4}\.){0,3}[a-z0-9+/_\-]{24,}={0,2})"
         r"(?=$|[\s\"'`)\]>},;|&]|[.!?:](?:\s|$)|\.[a-z0-9_\-]{8})"
     )
 
@@ -341,6 +345,8 @@ def _accept(
     qualifies the label (``the heroku token is …``, ``Токен npm: …``)."""
     if not value or is_placeholder(value):
         return False
+    if hook_url(value):
+        return True
     if labelled is None:
         # "the sentry token is <32+ hex>": a token word with a marker before long hex names a
         # key; "primary key is <hex>" does not. A UUID or a digest-length hex after a bare
@@ -362,10 +368,20 @@ def _accept(
         return True
     if family == "generic":
         # After "token is" / "key:" a short key (12+) counts; after a bare space only a long one.
-        return _generated(value, min_len=20 if weak else 12, min_entropy=3.5 if weak else 3.3) or (
-            not weak and _user_and_password(value)
+        # A service's key word ("the databox key is …") also takes a key issued in one case.
+        return (
+            _generated(value, min_len=20 if weak else 12, min_entropy=3.5 if weak else 3.3)
+            or (not weak and _user_and_password(value))
+            or (
+                named
+                and not weak
+                and issued_in_one_case(value)
+                and re.search(_ID_KEY_BEFORE, context.lower()) is None
+            )
         )
-    if family == "key" and (_generated(value, min_len=12) or _user_and_password(value)):
+    if family == "key" and (
+        _generated(value, min_len=12) or _user_and_password(value) or issued_in_one_case(value)
+    ):
         return True
     return typed_secret(value, strong=weak)
 
@@ -403,10 +419,24 @@ def _re_token() -> re.Pattern[str]:
     return re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]*)+")
 
 
+def _serial_name(value: str) -> bool:
+    """A resource named by short words and a number (``cmp2-qat-1208358310``, ``db_eu_20240117``):
+    a vault, a project or a build, whose digits come from a counter or a clock, not a
+    generator. Only the number may be long; a drawn part ("pu1gf8…") makes it a key."""
+    parts = re.split(r"[-_]", value)
+    return (
+        len(parts) >= 2
+        and any(p.isdigit() and len(p) >= 4 for p in parts)
+        and all(p.isdigit() or (len(p) <= 5 and p == p.lower()) for p in parts)
+    )
+
+
 def _generated(value: str, *, min_len: int, min_entropy: float = 3.0) -> bool:
     """Random-looking as a whole, or a random body behind a short prefix or between words
     (``tk-us-pu1gf8…``, ``web_akqaeqq…``, ``sk_prod_mrolzn3…``): providers name a key's
     kind in front of it, and the body is what a generator drew."""
+    if _serial_name(value):
+        return False
     if random_looking(value, min_len=min_len, min_entropy=min_entropy):
         return True
     cookie = re.fullmatch(r"[A-Za-z_][\w.-]*=([^=&\s]+)", value)
@@ -434,8 +464,10 @@ def _word_before_ok(text: str, lowered: str, start: int) -> bool:
     prev = lowered[start - 1]
     if not (prev.isascii() and prev.isalnum()):
         return True
-    # camelCase: "dbPassword", "clientSecret"
-    return text[start].isupper() and text[start - 1].islower()
+    # camelCase: "dbPassword", "clientSecret", and after an acronym: "DBPassword", "APIToken"
+    return text[start].isupper() and (
+        text[start - 1].islower() or text[start + 1 : start + 2].islower()
+    )
 
 
 def _word_after_ok(lowered: str, end: int, label: str) -> bool:
@@ -444,7 +476,21 @@ def _word_after_ok(lowered: str, end: int, label: str) -> bool:
     nxt = lowered[end : end + 1]
     if nxt == "s":
         nxt = lowered[end + 1 : end + 2]
+    elif nxt == "_" or nxt.isdigit():
+        after = _numbered(lowered, end)
+        nxt = lowered[after : after + 1]
     return not (nxt.isascii() and nxt.isalnum())
+
+
+def _numbered(lowered: str, end: int) -> int:
+    """The end of a label with its number: the second of two keys is ``sumoKey2``, ``token_2``."""
+    m = _re_number().match(lowered, end)
+    return end if m is None else m.end()
+
+
+@cache
+def _re_number() -> re.Pattern[str]:
+    return re.compile(r"_?\d{1,2}(?![\w])")
 
 
 Hit = tuple[int, int, str]
@@ -457,7 +503,7 @@ def find_labelled(text: str, lowered: str) -> Iterator[Hit]:
     for m in _labels_in(text, lowered):
         label = m.group()
         family = family_of(label)
-        start, end = m.span()
+        start, end = m.start(), _numbered(lowered, m.end())
         if lowered[end : end + 1] in (".", "(", "[") and lowered[end + 1 : end + 2].isalpha():
             continue  # a variable in code: password.encode(), token[0], pw(…)
         if lowered[end : end + 1] in (",", ")"):
@@ -641,14 +687,23 @@ def find_pairs(text: str, lowered: str) -> Iterator[Hit]:
 
 
 UNLOCK_KIND = "secret named by what it opens"
-# Literals one of which every such phrase holds: the regex (no literal of its own to start
-# from) runs only on the few texts that have one.
-_UNLOCK_GATES = tuple(
-    f"{noun}s {rel}" if plural else f"{noun} {rel}"
-    for noun in ("code", "combination", "pin", "phrase", "word", "string")
-    for rel in ("that", "which", "to", "for")
-    for plural in (False, True)
-)
+_UNLOCK_NOUNS = ("code", "combination", "pin", "phrase", "word", "string")
+_UNLOCK_RELS = (" that", " which", " to", " for")
+
+
+def _may_name_an_unlock(lowered: str) -> bool:
+    """Whether a noun of :func:`_unlock_phrase` stands before one of its relative words: the
+    regex (no literal of its own to start from) runs only on the few texts where one does.
+    Six substring scans, where one scan per noun and word pair would be 48."""
+    for noun in _UNLOCK_NOUNS:
+        at = lowered.find(noun)
+        while at >= 0:
+            after = at + len(noun)
+            after += lowered.startswith("s", after)
+            if lowered.startswith(_UNLOCK_RELS, after):
+                return True
+            at = lowered.find(noun, after)
+    return False
 
 
 @cache
@@ -663,7 +718,7 @@ def _unlock_phrase() -> re.Pattern[str]:
 
 def find_unlock_phrases(text: str, lowered: str) -> Iterator[Hit]:
     """Secrets named by what they open (``the code that unlocks the safe is X``)."""
-    if not any(w in lowered for w in _UNLOCK_GATES):
+    if not _may_name_an_unlock(lowered):
         return
     for m in _unlock_phrase().finditer(lowered):
         value = _trim(text[m.start("value") : m.end("value")]).rstrip("!")

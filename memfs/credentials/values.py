@@ -124,10 +124,11 @@ def _in_order_run(v: str, length: int) -> bool:
 
 
 def _encoded_text(value: str) -> bool:
-    """Base64 that decodes to words (``ZHVtbXkgdGV4dC…`` is "dummy text…"): a stand-in.
+    """Base64 that decodes to words (``ZHVtbXkgdGV4dC…`` is "dummy text…") or to a stand-in
+    (``MGE6eHh4eHh4…`` is "0a:xxxx…"): a stand-in itself.
 
-    A key decodes to bytes; a sentence someone encoded to fill the field decodes to letters
-    and spaces.
+    A key decodes to bytes; a sentence or a filler someone encoded to fill the field decodes
+    to printable text.
     """
     if len(value) < 16 or len(value) % 4 or not _re(r"[A-Za-z0-9+/]+={0,2}").fullmatch(value):
         return False
@@ -135,7 +136,9 @@ def _encoded_text(value: str) -> bool:
 
     # Base64's alphabet, "=" only at the end and a length of 4n: this always decodes.
     text = base64.b64decode(value, validate=True).decode("latin-1")
-    return " " in text and sum(c.isalpha() or c == " " for c in text) >= 0.9 * len(text)
+    if " " in text and sum(c.isalpha() or c == " " for c in text) >= 0.9 * len(text):
+        return True
+    return text.isprintable() and text.isascii() and is_placeholder(text)
 
 
 _HEX = r"[0-9a-fA-F]+"
@@ -208,7 +211,7 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
     if _re(_ENV_NAME).fullmatch(v) and not any(_drawn_segment(p) for p in v.split("_")):
         return True
     if _re(_URL).fullmatch(v) and not _re(r"://[^/\s:@]+:[^/\s@]+@").search(v):
-        return True
+        return not hook_url(v)
     if v.startswith(("pk_live_", "pk_test_", "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-")):
         return True  # Stripe publishable keys and SSH public keys are meant to be shared
     if v.startswith(("AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC")):
@@ -226,6 +229,19 @@ def is_public_identifier(value: str, context: str = "", *, labelled: bool = Fals
     # a Solana (or other base58) address named as one
     return bool(
         32 <= len(v) <= 44 and _re(_BASE58).fullmatch(v) and _re(_CRYPTO_CONTEXT).search(context)
+    )
+
+
+def hook_url(value: str) -> bool:
+    """A webhook's URL (``https://hooks.zapier.com/hooks/catch/…/bJdWL5uSLdrqauDu``): whoever
+    holds it can post as the owner, so the URL is the secret. "hook" names the host or the
+    path, and a part after it was drawn: a help page about webhooks has only words."""
+    m = _re(r"(?i)[a-z][a-z0-9+.\-]*://[^\s]*?hook").match(value)
+    if m is None:
+        return False
+    return any(
+        random_looking(part, min_len=16) and not is_public_identifier(part)
+        for part in _re(r"[/?&=#@]").split(value[m.end() :])
     )
 
 
@@ -279,7 +295,23 @@ def random_looking(value: str, *, min_len: int = 16, min_entropy: float = 3.0) -
         return False  # camelCase: "getUserCredentials2"
     elif digits / len(value) < 0.2 and not _one_case_key(value, digits, entropy):
         return False  # one case, or one case with a stray capital ("43zgwcor…Axxfi…")
+    elif _words_and_numbers(value):
+        return False  # "release2024build7", "nightly20240117": names with dates and counters
     return entropy >= min_entropy
+
+
+def _words_and_numbers(value: str) -> bool:
+    """Letters in one case whose runs, three letters or more each, pair the way English words
+    do, with numbers between them: a name someone built, however many digits it has."""
+    if value.lower() != value and value.upper() != value:
+        return False
+    runs = _re(r"[A-Za-z]+").findall(value)
+    return (
+        bool(runs)
+        and min(map(len, runs)) >= 3
+        and sum(map(len, runs)) >= 6
+        and _common_pair_share(runs) >= 0.7
+    )
 
 
 def _one_case_key(value: str, digits: int, entropy: float) -> bool:
@@ -305,6 +337,26 @@ def _one_case_key(value: str, digits: int, entropy: float) -> bool:
     # letters rarely pair the way English does, "exportservice" almost always does.
     wordy = sum(len(r) for r in runs if len(r) >= 5 and _reads_as_words(r))
     return wordy <= 0.4 * sum(map(len, runs))
+
+
+def issued_in_one_case(value: str) -> bool:
+    """A key a provider issues in one case with few digits (``oclco0nvxwkh4s``,
+    ``wdvn-usa87a-fxp9ioas``, ``arjrvgzxx20sivy4rigjs``), given as a service's key.
+
+    Too plain for :func:`random_looking`, which must also tell keys from names with no label
+    in front: here the label has said "key", so what is left to rule out is a name. Ten
+    characters or more, in hyphen or underscore groups at most, eight letters or more cut by
+    digits or separators, and letter runs that pair the way drawn letters do (about one pair
+    in six common in English) rather than the way names do (``orders-export-nightly-2026``).
+    """
+    if len(value) < 10 or not _re(
+        r"[a-z0-9]+(?:[-_][a-z0-9]+)*|[A-Z0-9]+(?:[-_][A-Z0-9]+)*"
+    ).fullmatch(value):
+        return False
+    runs = _re(r"[A-Za-z]+").findall(value)
+    if len(runs) < 2 or sum(map(len, runs)) < 8 or not any(c.isdigit() for c in value):
+        return False
+    return _common_pair_share(runs) < 0.45 and not is_placeholder(value)
 
 
 # The 120 most frequent letter pairs of English text: they make up most pairs of words and
