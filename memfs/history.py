@@ -44,6 +44,7 @@ from memfs.errors import (
 )
 from memfs.filesystem import MemFS
 from memfs.paths import normalize
+from memfs.stores import delete_all
 from memfs.versions import Retention, VersionRecord
 
 READERS = 16
@@ -630,12 +631,16 @@ class History:
         are gone (a change that reused one meanwhile); (deleted, written back)."""
         held: dict[str, bytes] = {}
         for sha in shas:
-            key = versions.blob_key(sha)
             try:
-                held[sha] = self.store.read(key)
-                self.store.delete(key)
+                held[sha] = self.store.read(versions.blob_key(sha))
             except FileNotFoundError:
                 continue  # another gc took it
+        deletes = [(versions.blob_key(sha), None) for sha in held]
+        for sha, failed in zip(list(held), delete_all(self.store, deletes), strict=True):
+            if isinstance(failed, FileNotFoundError):
+                del held[sha]  # another gc took it
+            elif failed is not None:
+                raise failed
         kept = 0
         if held:
             again = self._referenced()

@@ -8,7 +8,8 @@ index, with history on) and hands the change to its recorder at its write points
 as :mod:`memfs.versions` lays it out: the version record (its content inline, or a blob first
 for large content), then the file, conditional on the content it replaces. On a store with
 grouped writes (a local disk: :meth:`~memfs.stores.local.LocalFileStore.write_after`) the
-record and the file are one call whose fsyncs overlap, still durable in that order.
+record and the file are one call whose fsyncs overlap, still durable in that order; a move's
+two records are one ``write_many`` (one sync per directory, both before the move).
 
 Content no version holds (written before history was kept, with ``history=False``, or by
 another tool) is copied first: the first change or delete of it records it as an
@@ -18,7 +19,6 @@ another tool) is copied first: the first change or delete of it records it as an
 from __future__ import annotations
 
 import contextlib
-import inspect
 import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -26,14 +26,16 @@ from typing import Any
 from memfs import errors
 from memfs.conflicts import content_sha256
 from memfs.paths import is_reserved
-from memfs.stores import ConditionalFileStore, move_file
+from memfs.stores import ConditionalFileStore, move_file, supports_grouped_writes
 from memfs.versions import (
     RECORD_ATTEMPTS,
     HistoryOptions,
     Operation,
     VersionRecord,
     delete_records,
+    encode_blob,
     inline_form,
+    keep_blob,
     list_records,
     new_record,
     pack_key,
@@ -41,6 +43,7 @@ from memfs.versions import (
     parse_stored,
     prune_file,
     prune_slack,
+    put_blob,
     put_record,
     put_version,
     read_pack,
@@ -138,7 +141,7 @@ class Recorder:
             moved_from=moved_from,
         )
         inline = inline_form(data, self.options.inline_limit)
-        if inline is not None and grouped_writes(store):
+        if inline is not None and supports_grouped_writes(store):
             self._write_grouped(record, inline, data, parent)
         else:
             with _storing_version(rel, "write"):
@@ -255,30 +258,48 @@ class Recorder:
     def move(self, src: str, dst: str, data: bytes, from_recorded: bool, to_recorded: bool) -> None:
         """Move ``src`` (holding ``data``) to the free path ``dst`` in one store move
         (:func:`~memfs.stores.move_file`), recorded: the content is stored once (in the
-        ``created`` record of ``dst``, ``moved_from``, or its blob), then a ``deleted``
-        record of ``src`` (``moved_to``), so each name's log shows the move, then the file
-        is moved. A move the
+        ``created`` record of ``dst``, ``moved_from``, or its blob, durable first), and a
+        ``deleted`` record of ``src`` (``moved_to``), so each name's log shows the move (both
+        records in one grouped write where the store has them), then the file is moved. A move the
         store refuses leaves no record; one that copied and then found the source changed
         (:class:`~memfs.errors.MoveConflictError`) keeps the destination's record only."""
         store, options, sha = self.store, self.options, content_sha256(data)
         if from_recorded:
             self.keep_unrecorded(src, sha, data)
+        records: list[tuple[VersionRecord, str | None]] = []
+        reused = False
+        if to_recorded:
+            created = new_record(
+                options,
+                path=dst,
+                operation="created",
+                actor=self.actor,
+                data=data,
+                sha256=sha,
+                parent=None,
+                moved_from=src,
+            )
+            inline = inline_form(data, options.inline_limit)
+            if inline is None:  # its blob is durable before the record that names it
+                _, reused = put_blob(store, data)
+            records.append((created, inline))
+        if from_recorded:
+            deleted = new_record(
+                options,
+                path=src,
+                operation="deleted",
+                actor=self.actor,
+                data=None,
+                sha256=None,
+                parent=sha,
+                moved_to=dst if to_recorded else None,
+            )
+            records.append((deleted, None))
         keys: list[str] = []
         try:
-            if to_recorded:
-                keys.append(self._move_record(dst, "created", data, moved_from=src))
-            if from_recorded:
-                record = new_record(
-                    options,
-                    path=src,
-                    operation="deleted",
-                    actor=self.actor,
-                    data=None,
-                    sha256=None,
-                    parent=sha,
-                    moved_to=dst if to_recorded else None,
-                )
-                keys.append(put_record(store, record, options))
+            keys = self._put_records(records)
+            if reused:
+                keep_blob(store, sha, encode_blob(data))
             move_file(store, src, dst, expected_sha256=sha)
         except errors.MoveConflictError:
             self._unrecord(keys[1:] if to_recorded else keys)
@@ -291,19 +312,34 @@ class Recorder:
                 self._known(rel, now)
                 self._after_change(rel, now)
 
-    def _move_record(self, dst: str, operation: Operation, data: bytes, moved_from: str) -> str:
-        record = new_record(
-            self.options,
-            path=dst,
-            operation=operation,
-            actor=self.actor,
-            data=data,
-            sha256=content_sha256(data),
-            parent=None,
-            moved_from=moved_from,
-        )
-        inline = inline_form(data, self.options.inline_limit)
-        return put_version(self.store, self.options, record, data, inline)
+    def _put_records(self, records: list[tuple[VersionRecord, str | None]]) -> list[str]:
+        """Store ``records`` (each with its content inline, or None), create-only; their keys.
+        On a store with grouped writes, one ``write_many``: both records of a move land with
+        one sync of each directory, after both renames, and the move waits on them together
+        (neither record relies on the other: each alone reads as "recorded, not applied").
+        Elsewhere one after another. A failure takes back those this call stored."""
+        store, options = self.store, self.options
+        if not supports_grouped_writes(store):
+            keys: list[str] = []
+            with self._unrecorded_on_failure(keys):
+                for record, inline in records:
+                    keys.append(put_record(store, record, options, inline))
+            return keys
+        grouped: Any = store
+        for attempt in range(RECORD_ATTEMPTS):
+            try:
+                grouped.write_many([(r.key, stored_bytes(r, inline)) for r, inline in records])
+                return [r.key for r, _ in records]
+            except errors.PathConflictError as e:  # nothing was stored
+                taken = [i for i, (r, _) in enumerate(records) if r.key == e.path]
+                if not taken or attempt == RECORD_ATTEMPTS - 1:
+                    raise
+                record, inline = records[taken[0]]
+                records[taken[0]] = (record.replace(id=options.new_id()), inline)
+            except Exception:  # a rename failed part way: those before it are ours, in place
+                self._unrecord([r.key for r, _ in records])
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _unrecord(self, keys: list[str]) -> None:
         with contextlib.suppress(OSError):
@@ -429,13 +465,6 @@ def _records(packed: dict[str, bytes]) -> Iterator[VersionRecord | None]:
             yield parse_stored(packed[key])[0]
         except ValueError:
             yield None
-
-
-def grouped_writes(store: object) -> bool:
-    """Whether ``store`` declares ``grouped_writes`` (has ``write_after``), read statically
-    like the other capabilities, so a wrapper that forwards unknown attributes to an inner
-    store does not inherit a call that would bypass its own ``write``."""
-    return inspect.getattr_static(store, "grouped_writes", False) is True
 
 
 @contextlib.contextmanager

@@ -69,7 +69,7 @@ from typing import Any, Literal, get_args
 from memfs.conflicts import content_sha256
 from memfs.errors import PathConflictError, PreconditionFailedError
 from memfs.paths import RESERVED_DIR
-from memfs.stores import ConditionalFileStore
+from memfs.stores import ConditionalFileStore, delete_all
 
 HISTORY_DIR = f"{RESERVED_DIR}/history"
 RECORDS_DIR = f"{HISTORY_DIR}/records"
@@ -683,14 +683,15 @@ def pack_records(store: ConditionalFileStore, path: str, loose: Sequence[str]) -
         if not _write_pack(store, pack, {**pack.entries, **held}):
             continue
         pending = []
-        for k, data in held.items():
-            try:
-                store.delete(k, expected_sha256=content_sha256(data))
-            except (FileNotFoundError, PreconditionFailedError):
+        deletes = [(k, content_sha256(data)) for k, data in held.items()]
+        for (k, _), failed in zip(deletes, delete_all(store, deletes), strict=True):
+            if isinstance(failed, (FileNotFoundError, PreconditionFailedError)):
                 # rewritten since it was read (a redaction): packed again next round; gone
                 # (another packer moved it, or it was pruned): that round finds nothing
                 pending.append(k)
                 continue
+            if failed is not None:
+                raise failed
             moved.append(k)
         if not pending:
             break
@@ -703,10 +704,11 @@ def delete_records(
     """Delete the records ``keys``, loose and packed; the keys deleted. ``packs``: the packs
     to look in (those a listing found; None: the pack of each key's directory)."""
     gone = set()
-    for key in keys:
-        with contextlib.suppress(FileNotFoundError):
-            store.delete(key)
+    for key, failed in zip(keys, delete_all(store, [(k, None) for k in keys]), strict=True):
+        if failed is None:
             gone.add(key)
+        elif not isinstance(failed, FileNotFoundError):
+            raise failed
     wanted = {pack_of(k) for k in keys}
     for pk in sorted(wanted if packs is None else wanted & set(packs)):
         for _ in range(PACK_ATTEMPTS):

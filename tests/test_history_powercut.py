@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,7 +31,7 @@ import pytest
 from memfs import LocalFileStore, MemFS
 from memfs.history import History
 from memfs.stores import host, local
-from memfs.versions import HistoryOptions
+from memfs.versions import HistoryOptions, Retention, list_records
 
 from tests.conftest import TODAY
 from tests.test_history import Ticks, memory
@@ -137,6 +138,8 @@ class PowerModel:
             self._entry(src_dir_fd, src, None)
             self.cut()
 
+    rename = replace  # a move: the same entries change (onto a free name)
+
     def unlink(self, name: str, *, dir_fd: int) -> None:
         with self.lock:
             os.unlink(name, dir_fd=dir_fd)
@@ -195,7 +198,17 @@ class _Os(ModuleType):
         self._model = model
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("open", "write", "fsync", "replace", "unlink", "mkdir", "rmdir", "close"):
+        if name in (
+            "open",
+            "write",
+            "fsync",
+            "replace",
+            "rename",
+            "unlink",
+            "mkdir",
+            "rmdir",
+            "close",
+        ):
             return getattr(self._model, name)
         return getattr(os, name)
 
@@ -231,13 +244,21 @@ A0 = memory("a", "Written before history was kept.")
 A1, A2 = memory("a", "The build is green."), memory("a", "The build is red.")
 B1, B2 = memory("b", "Deploys on Fridays."), memory("b", "No deploys on Fridays.")
 
-Step = tuple[str, bytes | None, bytes | None, Callable[[MemFS], object]]
+Change = dict[str, tuple[bytes | None, bytes | None]]
+"""What one step changes: path -> (content before, content after; None: no file)."""
+Step = tuple[Change, Callable[[MemFS], object]]
 STEPS: list[Step] = [
-    ("memory/a.md", A0, A1, lambda fs: fs.pipe_file("memory/a.md", A1)),
-    ("memory/a.md", A1, A2, lambda fs: fs.pipe_file("memory/a.md", A2)),
-    ("memory/a.md", A2, None, lambda fs: fs.rm("memory/a.md")),
-    ("memory/sub/b.md", None, B1, lambda fs: fs.pipe_file("memory/sub/b.md", B1)),
-    ("memory/sub/b.md", B1, B2, lambda fs: fs.pipe_file("memory/sub/b.md", B2)),
+    ({"memory/a.md": (A0, A1)}, lambda fs: fs.pipe_file("memory/a.md", A1)),
+    ({"memory/a.md": (A1, A2)}, lambda fs: fs.pipe_file("memory/a.md", A2)),
+    ({"memory/a.md": (A2, None)}, lambda fs: fs.rm("memory/a.md")),
+    ({"memory/sub/b.md": (None, B1)}, lambda fs: fs.pipe_file("memory/sub/b.md", B1)),
+    ({"memory/sub/b.md": (B1, B2)}, lambda fs: fs.pipe_file("memory/sub/b.md", B2)),
+    # a move: two records (one per name, in two directories) grouped, then one rename
+    (
+        {"memory/sub/b.md": (B2, None), "memory/c.md": (None, B2)},
+        lambda fs: fs.mv("memory/sub/b.md", "memory/c.md"),
+    ),
+    ({"memory/c.md": (B2, B1)}, lambda fs: fs.pipe_file("memory/c.md", B1)),
 ]
 
 
@@ -256,27 +277,22 @@ def violations(
     with power_model(root, monkeypatch) as model:
         for step in STEPS:
             start = len(model.cuts)
-            step[3](fs)
+            step[1](fs)
             spans.append((start, len(model.cuts) - 1))
     found = []
-    state = {"memory/a.md": A0, "memory/sub/b.md": None}
-    for (path, before, after, _), (start, end) in zip(STEPS, spans, strict=True):
+    state: dict[str, bytes | None] = {"memory/a.md": A0, "memory/sub/b.md": None}
+    state["memory/c.md"] = None
+    for (changes, _), (start, end) in zip(STEPS, spans, strict=True):
         for cut in range(start, end + 1):
             disk = model.restore(cut, tmp_path / f"cut-{cut}")
-            for problem in _check(disk, state, path, before, after, returned=cut == end):
-                found.append(f"cut {cut} in the change of {path}: {problem}")
-        state[path] = after
+            for problem in _check(disk, state, changes, returned=cut == end):
+                found.append(f"cut {cut} in the change of {', '.join(changes)}: {problem}")
+        state.update({path: after for path, (_, after) in changes.items()})
     return found
 
 
 def _check(
-    disk: Path,
-    state: dict[str, bytes | None],
-    path: str,
-    before: bytes | None,
-    after: bytes | None,
-    *,
-    returned: bool,
+    disk: Path, state: dict[str, bytes | None], changes: Change, *, returned: bool
 ) -> Iterator[str]:
     fs = MemFS(LocalFileStore(disk, create=False), history=HistoryOptions(now=Ticks()))
     h = History(fs)
@@ -285,12 +301,12 @@ def _check(
             yield f"{log.path}: damaged records {[d.reason for d in log.damaged]}"
     for other, content in state.items():
         now = fs.raw.cat_file(other) if fs.raw.exists(other) else None
-        allowed = (before, after) if other == path else (content,)
-        if now not in allowed:
+        before, after = changes.get(other, (content, content))
+        if now not in (before, after):
             yield f"{other} holds {now!r}, neither its old content nor its new one"
-        elif other == path and returned and now != after:
+        elif other in changes and returned and now != after:
             yield f"{other}: the change returned, and did not survive the cut"
-        elif other == path and now is not None and now != before and not h.restorable(other, now):
+        elif other in changes and now not in (None, before) and not h.restorable(other, now):
             yield f"{other} holds content no stored version holds"
 
 
@@ -300,8 +316,11 @@ def _check(
         (LocalFileStore, {}),  # grouped: record and file in one call, fsyncs overlapped
         (SequentialStore, {}),
         (LocalFileStore, {"inline_limit": 0}),  # content in blobs, as large memories are
+        # every change prunes the records past the newest two: grouped deletes
+        (LocalFileStore, {"retention": Retention(keep=2)}),
+        (SequentialStore, {"retention": Retention(keep=2)}),
     ],
-    ids=["grouped", "sequential", "blobs"],
+    ids=["grouped", "sequential", "blobs", "pruned", "pruned-sequential"],
 )
 def test_a_power_cut_at_any_point_loses_no_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: type, opts: dict[str, Any]
@@ -389,3 +408,132 @@ def test_a_grouped_write_that_fails_part_way_changes_nothing(
     assert "memory/a.md" in text and ".memfs" not in text and "othing was changed" in text, text
     assert fs.raw.cat_file("memory/a.md") == A1 and record_keys(fs.store) == keys
     assert [p for p in root.rglob("*") if p.name.startswith(host.TEMP_PREFIX)] == []
+
+
+# -- grouped writes and deletes: one sync per directory ----------------------------------------
+
+
+class UnsyncedGroupStore(LocalFileStore):
+    """Groups a move's records and never syncs their directories: only here to show that the
+    simulation catches a file moved before the records of the move were durable."""
+
+    def write_many(self, writes: Any) -> None:
+        real = local.sync_dir
+        local.sync_dir = lambda fd: None  # type: ignore[assignment]
+        try:
+            super().write_many(writes)
+        finally:
+            local.sync_dir = real
+
+
+def test_the_simulation_catches_a_move_before_its_records_are_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = violations(tmp_path, monkeypatch, UnsyncedGroupStore)
+    assert any("memory/c.md holds content no stored version holds" in f for f in found), found
+
+
+def test_a_power_cut_in_a_grouped_write_or_delete_keeps_each_file_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "ws"
+    store = LocalFileStore(root)
+    old = {"x/gone-1": b"old one", "x/gone-2": b"old two", "y/gone-3": b"old three"}
+    for path, data in old.items():
+        store.write(path, data)
+    new = {"x/new-1": b"first " * 50, "x/new-2": b"second " * 50, "y/new-3": b"third " * 50}
+    with power_model(root, monkeypatch) as model:
+        start = len(model.cuts)
+        store.write_many(list(new.items()))
+        middle = len(model.cuts)
+        assert store.delete_many([(p, None) for p in old]) == [None, None, None]
+        end = len(model.cuts)
+    seen = set()
+    for cut in range(start, end):
+        disk = LocalFileStore(model.restore(cut, tmp_path / f"cut-{cut}"), create=False)
+        held = {p: disk.read(p) if disk.exists(p) else None for p in {**old, **new}}
+        for path, data in new.items():
+            assert held[path] in (None, data), (cut, path, held[path])
+            assert cut < middle - 1 or held[path] == data, (cut, path)  # it returned: durable
+        for path, data in old.items():
+            assert held[path] in (None, data) if cut >= middle else held[path] == data
+            assert cut < end - 1 or held[path] is None, (cut, path)
+        seen.add(tuple(v is not None for v in held.values()))
+    assert len(seen) > 3  # the cuts fell between the steps, not only before and after
+
+
+@contextmanager
+def directory_syncs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The directories (workspace-relative) each ``os.fsync`` of a directory synced, in order;
+    ``replace a.md``-style entries for each rename between them."""
+    calls: list[str] = []
+
+    class Counting(ModuleType):
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        def fsync(self, fd: int) -> None:
+            if stat.S_ISDIR(os.fstat(fd).st_mode):
+                calls.append("sync " + os.readlink(f"/proc/self/fd/{fd}"))
+            os.fsync(fd)
+
+        def replace(self, src: str, dst: str, **kw: Any) -> None:
+            calls.append(f"rename {dst}")
+            os.replace(src, dst, **kw)
+
+        def rename(self, src: str, dst: str, **kw: Any) -> None:
+            calls.append(f"rename {dst}")
+            os.rename(src, dst, **kw)
+
+    with monkeypatch.context() as m:
+        m.setattr(host, "os", Counting("os"))
+        m.setattr(local, "os", Counting("os"))
+        yield calls
+
+
+def test_grouped_deletes_sync_each_directory_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = LocalFileStore(tmp_path / "ws")
+    paths = [f"x/f{i}" for i in range(5)] + ["y/g"]
+    for path in paths:
+        store.write(path, b"bytes")
+    with directory_syncs(monkeypatch) as calls:
+        got = store.delete_many([(p, None) for p in [*paths, "x/missing"]])
+    assert got[:-1] == [None] * 6 and isinstance(got[-1], FileNotFoundError)
+    assert [c.rsplit("/", 1)[-1] for c in calls] == ["x", "y"]
+    assert store.ls("") == []
+
+
+def test_an_edit_that_prunes_syncs_the_records_directory_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "ws"
+    keep_all = HistoryOptions(now=Ticks(), retention=Retention())
+    fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, history=keep_all)
+    for i in range(7):
+        fs.pipe_file("memory/a.md", memory("a", f"Version {i}."))
+    assert len(list_records(fs.store, "memory/a.md").loose) == 7
+    pruning = HistoryOptions(now=Ticks(), retention=Retention(keep=2))
+    fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, history=pruning)
+    with directory_syncs(monkeypatch) as calls:
+        fs.pipe_file("memory/a.md", memory("a", "Version 7."))
+    assert len(list_records(fs.store, "memory/a.md").loose) == 2  # six records deleted
+    syncs = [c for c in calls if c.startswith("sync")]
+    # the record's directory, the file's, and the six deletes' one: not one sync per delete
+    assert len(syncs) == 3, calls
+
+
+def test_a_moves_two_records_are_renamed_before_either_directory_is_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fs = MemFS(
+        LocalFileStore(tmp_path / "ws"), clock=lambda: TODAY, history=HistoryOptions(now=Ticks())
+    )
+    fs.pipe_file("memory/a.md", A1)
+    fs.mv("memory/a.md", "memory/b.md")  # both record directories exist from here
+    with directory_syncs(monkeypatch) as calls:
+        fs.mv("memory/b.md", "memory/a.md")
+    assert [c.split()[0] for c in calls] == ["rename", "rename", "sync", "sync", "rename", "sync"]
+    assert calls[0].endswith(".json") and calls[1].endswith(".json") and calls[4] == "rename a.md"
+    assert calls[2] != calls[3]  # two records' directories, each synced once

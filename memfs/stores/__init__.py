@@ -7,7 +7,8 @@
 
 :mod:`memfs.stores.protocol` declares the protocol and the conditional-write capability;
 :func:`with_preconditions` gives a store that lacks it a process-locked compare-and-write;
-:func:`move_file` moves a file in one step where the store can, else by conditional copy + delete.
+:func:`move_file` moves a file in one step where the store can, else by conditional copy + delete;
+:func:`delete_all` deletes several files with one sync per directory where the store can.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memfs.stores.conditional import (
     ProcessLockedStore,
     copy_then_delete,
+    delete_all,
     move_file,
     with_preconditions,
 )
@@ -25,10 +27,12 @@ from memfs.stores.protocol import (
     BatchReadingStore,
     ConditionalFileStore,
     FileStore,
+    GroupedWritesStore,
     MovingFileStore,
     VersionedFileStore,
     VersionedListingStore,
     supports_batch_reads,
+    supports_grouped_writes,
     supports_moves,
     supports_preconditions,
     supports_versioned_listing,
@@ -59,6 +63,7 @@ __all__ = [
     "ConditionalFileStore",
     "FileStore",
     "FsspecFileStore",
+    "GroupedWritesStore",
     "InMemoryFileStore",
     "LocalFileStore",
     "MovingFileStore",
@@ -67,8 +72,10 @@ __all__ = [
     "VersionedFileStore",
     "VersionedListingStore",
     "copy_then_delete",
+    "delete_all",
     "move_file",
     "supports_batch_reads",
+    "supports_grouped_writes",
     "supports_moves",
     "supports_preconditions",
     "supports_versioned_listing",

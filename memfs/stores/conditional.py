@@ -10,7 +10,7 @@ native preconditions (local disk: per-path flock; S3: If-Match) for that.
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from memfs import errors
@@ -19,6 +19,7 @@ from memfs.paths import normalize
 from memfs.stores.protocol import (
     ConditionalFileStore,
     FileStore,
+    supports_grouped_writes,
     supports_moves,
     supports_preconditions,
     supports_versioned_reads,
@@ -165,3 +166,26 @@ def copy_then_delete(
         raise errors.MoveConflictError(
             src, e.expected_sha256, e.actual_sha256, destination=dst
         ) from None
+
+
+def delete_all(
+    store: ConditionalFileStore, deletes: Sequence[tuple[str, str | None]]
+) -> list[OSError | None]:
+    """Delete each ``(path, expected_sha256)``; for each, None when deleted, else its error as
+    a value. One ``delete_many`` (one sync per directory) where the store declares grouped
+    writes, else one conditional delete after another."""
+    if supports_grouped_writes(store):
+        grouped: Any = store
+        return list(grouped.delete_many(deletes))
+    results: list[OSError | None] = []
+    for path, expected in deletes:
+        try:
+            if expected is None:
+                store.delete(path)
+            else:
+                store.delete(path, expected_sha256=expected)
+        except OSError as e:
+            results.append(e)
+        else:
+            results.append(None)
+    return results

@@ -10,7 +10,9 @@ rename or an unlink.
   conditional write's compare and replace are one step for every process sharing the directory.
 * :func:`replace_file` — temp file beside the target, fsync, rename over it, fsync the
   directory; readers never need the lock. Its two halves, :func:`write_temp` and
-  :func:`install_temp`, let a store overlap the fsyncs of two writes that must land in order.
+  :func:`install_temp`, let a store overlap the fsyncs of two writes that must land in order;
+  :func:`rename_temp` and :func:`sync_dir`, the two halves of the second, let several renames
+  in one directory share its sync.
 * :func:`open_regular` — open a file for reading only if it is a regular file with one link.
 
 Temp and lock files live under :data:`~memfs.paths.RESERVED_PREFIX`, a name no workspace path
@@ -346,11 +348,23 @@ def write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> str:
 def install_temp(dir_fd: int, tmp: str, name: str) -> None:
     """The second half of :func:`replace_file`: rename ``tmp`` over ``name``, then fsync the
     directory, so the new entry survives a power cut."""
+    rename_temp(dir_fd, tmp, name)
+    sync_dir(dir_fd)
+
+
+def rename_temp(dir_fd: int, tmp: str, name: str) -> None:
+    """Rename ``tmp`` over ``name``, not yet durable: :func:`sync_dir` of ``dir_fd`` makes it
+    so (one sync for every rename and unlink made in that directory before it)."""
     try:
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         discard_temp(dir_fd, tmp)
         raise
+
+
+def sync_dir(dir_fd: int) -> None:
+    """fsync the directory ``dir_fd``, so the entries renamed or unlinked in it survive a power
+    cut (a file system that cannot sync a directory keeps what it can: the error is dropped)."""
     with contextlib.suppress(OSError):
         os.fsync(dir_fd)
 

@@ -18,7 +18,7 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Generator, Hashable, Iterable, Iterator
+from collections.abc import Generator, Hashable, Iterable, Iterator, Sequence
 
 from memfs import errors
 from memfs.conflicts import check_delete, check_precondition, check_sha256, content_sha256
@@ -42,8 +42,10 @@ from memfs.stores.host import (
     read_regular,
     read_regular_versioned,
     refuse_unless_regular,
+    rename_temp,
     replace_file,
     sweep_abandoned,
+    sync_dir,
     version_of,
     write_temp,
 )
@@ -70,7 +72,9 @@ class LocalFileStore:
     versioned_listing = True
     batch_reads = True
     grouped_writes = True
-    """Has :meth:`write_after`: two writes that must land in order, their fsyncs overlapped."""
+    """Has :meth:`write_after` (two writes that must land in order, their fsyncs overlapped),
+    :meth:`write_many` and :meth:`delete_many` (writes or deletes that share one sync of each
+    directory they touch), see :class:`~memfs.stores.protocol.GroupedWritesStore`."""
 
     def __init__(
         self,
@@ -293,6 +297,45 @@ class LocalFileStore:
                     (ffd, fname, rel_first, first_data), (fd, name, rel, data), self.file_mode
                 )
 
+    def write_many(self, writes: Sequence[tuple[str, bytes]]) -> None:
+        """Store each ``(path, data)`` create-only, all durable when this returns, with one
+        sync of each directory they land in instead of one per write.
+
+        Every path's lock is held throughout (taken in path order, as :meth:`move` does) and
+        every path is checked free before anything is written: a taken one
+        (PathConflictError naming it) stores nothing. Then every temp file is written and
+        fsynced (on helper threads, so they wait on the disk together), renamed into place in
+        the order given, and each distinct directory synced once. A power cut before that last
+        sync leaves any subset of the group, each file whole: group only writes whose order
+        among themselves no reader relies on, and make the next write that depends on them
+        after this returns."""
+        rels = [normalize(path, reserved=True) for path, _ in writes]
+        if len(set(rels)) != len(rels):
+            raise ValueError(f"write_many: a path twice in one group ({rels!r}); write it once.")
+        for rel in rels:
+            if not rel:
+                raise errors.is_a_directory(rel)
+        datas = [bytes(data) for _, data in writes]
+        with contextlib.ExitStack() as stack:
+            ats = []
+            for rel in rels:
+                at = stack.enter_context(self._at(rel, "write", create=True))
+                assert at is not None
+                ats.append(at)
+            for i in sorted(range(len(rels)), key=rels.__getitem__):
+                with _naming(rels[i], "write"):
+                    stack.enter_context(path_lock(*ats[i]))
+            for (fd, name), rel in zip(ats, rels, strict=True):
+                with _naming(rel, "write"):
+                    st = lstat_at(fd, name)
+                    if st is not None:
+                        refuse_unless_regular(st, rel)
+                        check_precondition(
+                            rel, read_regular(fd, name, rel), b"", expected_sha256=None, create=True
+                        )
+            group = zip(ats, rels, datas, strict=True)
+            _write_group([(fd, name, rel, data) for (fd, name), rel, data in group], self.file_mode)
+
     def write_from_path(self, path: str, local_path: str) -> None:
         with open(local_path, "rb") as f:
             self.write(path, f.read())
@@ -411,20 +454,46 @@ class LocalFileStore:
                 check_delete(rel, None, expected)
                 raise errors.not_found(rel)
             fd, name = at
-            with path_lock(fd, name):
-                st = lstat_at(fd, name)
-                if st is not None:
-                    refuse_unless_regular(st, rel)
-                if expected is not None:
-                    check_delete(rel, None if st is None else read_regular(fd, name, rel), expected)
-                if st is None:
-                    raise errors.not_found(rel)
+            _unlink(fd, name, rel, expected)
+            sync_dir(fd)  # else a power cut can bring the deleted file back
+
+    def delete_many(self, deletes: Iterable[tuple[str, str | None]]) -> list[OSError | None]:
+        """:meth:`delete` of each ``(path, expected_sha256)``, in order, with one sync of each
+        directory a file was deleted from, made once all are unlinked (and before this
+        returns, or raises). For each delete, None when it was made, else the error
+        :meth:`delete` would have raised, as a value (a missing file does not stop the rest)."""
+        results: list[OSError | None] = []
+        dirs: dict[str, int | None] = {}
+        unlinked: set[str] = set()
+        try:
+            for path, expected_sha256 in deletes:
                 try:
-                    os.unlink(name, dir_fd=fd)  # unlink never follows a link
-                except FileNotFoundError:
-                    raise errors.not_found(rel) from None
-                with contextlib.suppress(OSError):
-                    os.fsync(fd)  # else a power cut can bring the deleted file back
+                    rel = normalize(path, reserved=True)
+                    if not rel:
+                        raise errors.is_a_directory(rel)
+                    expected = None if expected_sha256 is None else check_sha256(expected_sha256)
+                    head, _, name = rel.rpartition("/")
+                    with _naming(rel, "delete"):
+                        if head not in dirs:
+                            dirs[head] = None  # closed in the finally even if the open fails
+                            dirs[head] = self._open_dir(head, rel)
+                        fd = dirs[head]
+                        if fd is None:
+                            check_delete(rel, None, expected)
+                            raise errors.not_found(rel)
+                        _unlink(fd, name, rel, expected)
+                        unlinked.add(head)
+                except OSError as e:
+                    results.append(e)
+                else:
+                    results.append(None)
+        finally:
+            for head, fd in dirs.items():
+                if fd is not None:
+                    if head in unlinked:
+                        sync_dir(fd)
+                    os.close(fd)
+        return results
 
     def sweep_leftovers(self, path: str) -> int:
         """Remove what killed writers left under the directory ``path`` (temp files of writes
@@ -655,6 +724,74 @@ def _write_in_order(first: _Write, then: _Write, mode: int) -> None:
         raise
     with _naming(rel, "write"):
         install_temp(fd, out[0], name)
+
+
+def _write_group(writes: list[_Write], mode: int) -> None:
+    """The writes of :meth:`LocalFileStore.write_many` (each path's lock held, each checked
+    free): every temp file written and fsynced at once (all but the first on helper threads),
+    then each renamed in order, then each distinct directory synced once. A failed temp file
+    changes nothing (the others are removed); a failed rename leaves the ones before it in
+    place, synced, and removes the rest's temp files."""
+    tmps: list[str | None] = [None] * len(writes)
+    failed: list[BaseException] = []
+
+    def put(i: int) -> None:
+        fd, name, rel, data = writes[i]
+        try:
+            with _naming(rel, "write"):
+                tmps[i] = write_temp(fd, name, data, mode)
+        except BaseException as e:  # raised below, on the caller's thread
+            failed.append(e)
+
+    helpers = [
+        threading.Thread(target=put, args=(i,), name="memfs-fsync", daemon=True)
+        for i in range(1, len(writes))
+    ]
+    for t in helpers:
+        t.start()
+    put(0)
+    for t in helpers:
+        t.join()
+    if failed:
+        for (fd, _, _, _), tmp in zip(writes, tmps, strict=True):
+            if tmp is not None:
+                discard_temp(fd, tmp)
+        raise failed[0]
+    renamed: list[int] = []
+    try:
+        for i, ((fd, name, rel, _), tmp) in enumerate(zip(writes, tmps, strict=True)):
+            assert tmp is not None
+            tmps[i] = None
+            with _naming(rel, "write"):
+                rename_temp(fd, tmp, name)
+            renamed.append(fd)
+    finally:
+        for (fd, _, _, _), tmp in zip(writes, tmps, strict=True):
+            if tmp is not None:
+                discard_temp(fd, tmp)
+        seen: set[tuple[int, int]] = set()
+        for fd in renamed:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                sync_dir(fd)
+
+
+def _unlink(fd: int, name: str, rel: str, expected: str | None) -> None:
+    """Unlink ``name`` in ``fd`` (workspace path ``rel``) under its lock, only if it is a
+    regular file and (``expected``) still holds bytes hashing to it; not yet synced."""
+    with path_lock(fd, name):
+        st = lstat_at(fd, name)
+        if st is not None:
+            refuse_unless_regular(st, rel)
+        if expected is not None:
+            check_delete(rel, None if st is None else read_regular(fd, name, rel), expected)
+        if st is None:
+            raise errors.not_found(rel)
+        try:
+            os.unlink(name, dir_fd=fd)  # unlink never follows a link
+        except FileNotFoundError:
+            raise errors.not_found(rel) from None
 
 
 def _make_root(host: str, mode: int) -> None:

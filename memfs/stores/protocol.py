@@ -19,12 +19,17 @@ Moves are the second optional capability: a store that can rename a file in one 
 ``moves = True`` and a ``move(src, dst, *, expected_sha256=None, replace_sha256=None)`` (see
 :class:`MovingFileStore`). Every other store is moved by a conditional copy and delete
 (:func:`memfs.stores.move_file` picks the way).
+
+Grouped writes are the third: a store whose durable writes cost a sync of the directory each
+lands in (a local disk) declares ``grouped_writes = True`` and the calls of
+:class:`GroupedWritesStore`, so the writes or deletes of one change share those syncs. Every
+other store is written one call at a time (:func:`memfs.stores.delete_all` picks the way).
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 
@@ -188,3 +193,44 @@ class VersionedListingStore(VersionedFileStore, Protocol):
 def supports_versioned_listing(store: object) -> bool:
     """Whether ``store`` declares versioned listings (read statically, like the rest)."""
     return inspect.getattr_static(store, "versioned_listing", False) is True
+
+
+@runtime_checkable
+class GroupedWritesStore(ConditionalFileStore, Protocol):
+    """A conditional store that makes several writes durable at once; ``grouped_writes = True``.
+
+    ``write_after`` stores ``first_data`` at ``first`` create-only, then writes ``path`` as
+    ``write`` does, durable in that order (a version before its file). ``write_many`` stores
+    each ``(path, data)`` create-only, all or (a taken path, PathConflictError naming it)
+    none; all are durable when it returns, but a power cut before that may keep any subset,
+    so it groups only writes whose order among themselves nothing relies on. ``delete_many``
+    is ``delete`` of each ``(path, expected_sha256)``, durable when it returns, each one's
+    error as a value (None: deleted).
+    """
+
+    grouped_writes: bool
+
+    def write_after(
+        self,
+        first: str,
+        first_data: bytes,
+        path: str,
+        data: bytes,
+        *,
+        expected_sha256: str | None = None,
+        create: bool = False,
+    ) -> None:
+        """Store ``first`` create-only, then ``path``; durable in that order."""
+
+    def write_many(self, writes: Sequence[tuple[str, bytes]]) -> None:
+        """Store each ``(path, data)`` create-only, all or none; durable on return."""
+
+    def delete_many(self, deletes: Iterable[tuple[str, str | None]]) -> list[OSError | None]:
+        """Delete each ``(path, expected_sha256)``; each one's error in place, durable on return."""
+
+
+def supports_grouped_writes(store: object) -> bool:
+    """Whether ``store`` declares grouped writes (read statically, like the rest: a wrapper that
+    forwards unknown attributes to an inner store must not inherit calls that would bypass its
+    own ``write``)."""
+    return inspect.getattr_static(store, "grouped_writes", False) is True
