@@ -8,8 +8,8 @@ index, with history on) and hands the change to its recorder at its write points
 as :mod:`memfs.versions` lays it out: the version record (its content inline, or a blob first
 for large content), then the file, conditional on the content it replaces. On a store with
 grouped writes (a local disk: :meth:`~memfs.stores.local.LocalFileStore.write_after`) the
-record and the file are one call whose fsyncs overlap, still durable in that order; a move's
-two records are one ``write_many`` (one sync per directory, both before the move).
+record and the file are one call, durable in that order; a move's two records are one
+``write_many`` (one sync per directory, both before the move).
 
 Content no version holds (written before history was kept, with ``history=False``, or by
 another tool) is copied first: the first change or delete of it records it as an

@@ -17,7 +17,6 @@ import contextlib
 import errno
 import os
 import stat
-import threading
 from collections.abc import Generator, Hashable, Iterable, Iterator, Sequence
 
 from memfs import errors
@@ -72,7 +71,7 @@ class LocalFileStore:
     versioned_listing = True
     batch_reads = True
     grouped_writes = True
-    """Has :meth:`write_after` (two writes that must land in order, their fsyncs overlapped),
+    """Has :meth:`write_after` (two writes that must land in order, in one call),
     :meth:`write_many` and :meth:`delete_many` (writes or deletes that share one sync of each
     directory they touch), see :class:`~memfs.stores.protocol.GroupedWritesStore`."""
 
@@ -256,12 +255,11 @@ class LocalFileStore:
         create: bool = False,
     ) -> None:
         """Store ``first_data`` at ``first`` create-only, then write ``data`` to ``path`` as
-        :meth:`write` does, durable in that order, with their fsyncs overlapped.
+        :meth:`write` does, durable in that order.
 
-        Both temp files are written and fsynced at once (``path``'s on a helper thread); then
-        ``first`` is renamed into place and its directory synced, and only then ``path``. So
-        after a crash or a power cut ``path`` never holds ``data`` unless ``first`` is stored
-        (a version before its file), and one change waits for three syncs instead of four.
+        Both temp files are written and fsynced; then ``first`` is renamed into place and its
+        directory synced, and only then ``path``. So after a crash or a power cut ``path``
+        never holds ``data`` unless ``first`` is stored (a version before its file).
         Both paths' locks are held throughout and both preconditions are decided before
         anything is written: a refused write (``first`` taken: PathConflictError naming it;
         ``path`` changed) stores nothing, and so does a write of the bytes ``path`` holds."""
@@ -304,8 +302,8 @@ class LocalFileStore:
         Every path's lock is held throughout (taken in path order, as :meth:`move` does) and
         every path is checked free before anything is written: a taken one
         (PathConflictError naming it) stores nothing. Then every temp file is written and
-        fsynced (on helper threads, so they wait on the disk together), renamed into place in
-        the order given, and each distinct directory synced once. A power cut before that last
+        fsynced, renamed into place in the order given, and each distinct directory synced
+        once. A power cut before that last
         sync leaves any subset of the group, each file whole: group only writes whose order
         among themselves no reader relies on, and make the next write that depends on them
         after this returns."""
@@ -686,95 +684,52 @@ _Write = tuple[int, str, str, bytes]
 
 def _write_in_order(first: _Write, then: _Write, mode: int) -> None:
     """Write ``first`` and then ``then`` (each with its path's lock held), durable in that
-    order: both temp files written and fsynced at once, ``then``'s on a helper thread (an
-    fsync releases the GIL, so the two wait on the disk together); ``first`` put in place and
-    its directory synced before ``then`` is renamed. A failure of either temp file changes
-    nothing (the other is removed); host errors name the path they were met on."""
-    ffd, fname, frel, fdata = first
-    fd, name, rel, data = then
-    out: list[str] = []
-    failed: list[BaseException] = []
+    order: both temp files written and fsynced, then ``first`` put in place and its directory
+    synced before ``then`` is renamed. A failure of either temp file changes nothing (the other
+    is removed); host errors name the path they were met on."""
+    _write_group([first], mode, then=then)
 
-    def write_then() -> None:
-        try:
-            with _naming(rel, "write"):
-                out.append(write_temp(fd, name, data, mode))
-        except BaseException as e:  # raised below, on the caller's thread
-            failed.append(e)
 
-    helper = threading.Thread(target=write_then, name="memfs-fsync", daemon=True)
-    helper.start()
+def _write_group(writes: list[_Write], mode: int, *, then: _Write | None = None) -> None:
+    """The writes of :meth:`LocalFileStore.write_many` (each path's lock held, each checked
+    free): every temp file written and fsynced, then each renamed in order, then each distinct
+    directory synced once; ``then``, if given, is renamed and synced only after that (its temp
+    file written with the rest). The temp files are synced one after another on the caller's
+    thread: overlapping them on helper threads measured slower (2 CPUs, busy: thread start-up
+    and the GIL cost more than the second fsync). A failed temp file changes nothing (the
+    others are removed); a failed rename leaves the ones before it in place, synced, and
+    removes the rest's temp files."""
+    every = [*writes, *([then] if then is not None else [])]
+    tmps: list[str] = []
     try:
-        with _naming(frel, "write"):
-            tmp_first = write_temp(ffd, fname, fdata, mode)
+        for fd, name, rel, data in every:
+            with _naming(rel, "write"):
+                tmps.append(write_temp(fd, name, data, mode))
     except BaseException:
-        helper.join()
-        for tmp in out:
+        for (fd, _, _, _), tmp in zip(every, tmps, strict=False):
             discard_temp(fd, tmp)
         raise
-    helper.join()
-    if failed:
-        discard_temp(ffd, tmp_first)
-        raise failed[0]
+    done = 0
     try:
-        with _naming(frel, "write"):
-            install_temp(ffd, tmp_first, fname)
+        for (fd, name, rel, _), tmp in zip(writes, tmps, strict=False):
+            with _naming(rel, "write"):
+                rename_temp(fd, tmp, name)  # removes its temp file if it fails
+            done += 1
     except BaseException:
-        discard_temp(fd, out[0])
+        for (fd, _, _, _), tmp in list(zip(every, tmps, strict=True))[done + 1 :]:
+            discard_temp(fd, tmp)
         raise
-    with _naming(rel, "write"):
-        install_temp(fd, out[0], name)
-
-
-def _write_group(writes: list[_Write], mode: int) -> None:
-    """The writes of :meth:`LocalFileStore.write_many` (each path's lock held, each checked
-    free): every temp file written and fsynced at once (all but the first on helper threads),
-    then each renamed in order, then each distinct directory synced once. A failed temp file
-    changes nothing (the others are removed); a failed rename leaves the ones before it in
-    place, synced, and removes the rest's temp files."""
-    tmps: list[str | None] = [None] * len(writes)
-    failed: list[BaseException] = []
-
-    def put(i: int) -> None:
-        fd, name, rel, data = writes[i]
-        try:
-            with _naming(rel, "write"):
-                tmps[i] = write_temp(fd, name, data, mode)
-        except BaseException as e:  # raised below, on the caller's thread
-            failed.append(e)
-
-    helpers = [
-        threading.Thread(target=put, args=(i,), name="memfs-fsync", daemon=True)
-        for i in range(1, len(writes))
-    ]
-    for t in helpers:
-        t.start()
-    put(0)
-    for t in helpers:
-        t.join()
-    if failed:
-        for (fd, _, _, _), tmp in zip(writes, tmps, strict=True):
-            if tmp is not None:
-                discard_temp(fd, tmp)
-        raise failed[0]
-    renamed: list[int] = []
-    try:
-        for i, ((fd, name, rel, _), tmp) in enumerate(zip(writes, tmps, strict=True)):
-            assert tmp is not None
-            tmps[i] = None
-            with _naming(rel, "write"):
-                rename_temp(fd, tmp, name)
-            renamed.append(fd)
     finally:
-        for (fd, _, _, _), tmp in zip(writes, tmps, strict=True):
-            if tmp is not None:
-                discard_temp(fd, tmp)
         seen: set[tuple[int, int]] = set()
-        for fd in renamed:
+        for fd, _, _, _ in writes[:done]:
             st = os.fstat(fd)
             if (st.st_dev, st.st_ino) not in seen:
                 seen.add((st.st_dev, st.st_ino))
                 sync_dir(fd)
+    if then is not None:
+        fd, name, rel, _ = then
+        with _naming(rel, "write"):
+            install_temp(fd, tmps[-1], name)
 
 
 def _unlink(fd: int, name: str, rel: str, expected: str | None) -> None:
