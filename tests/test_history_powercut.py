@@ -537,3 +537,15 @@ def test_a_moves_two_records_are_renamed_before_either_directory_is_synced(
     assert [c.split()[0] for c in calls] == ["rename", "rename", "sync", "sync", "rename", "sync"]
     assert calls[0].endswith(".json") and calls[1].endswith(".json") and calls[4] == "rename a.md"
     assert calls[2] != calls[3]  # two records' directories, each synced once
+
+
+def test_a_grouped_write_with_a_taken_path_stores_nothing(tmp_path: Path) -> None:
+    from memfs.errors import PathConflictError
+
+    store = LocalFileStore(tmp_path / "ws")
+    store.write("x/taken", b"first")
+    with pytest.raises(PathConflictError) as info:
+        store.write_many([("x/free", b"new"), ("x/taken", b"new"), ("y/free", b"new")])
+    assert info.value.path == "x/taken"
+    assert store.ls("") == ["x/taken"] and store.read("x/taken") == b"first"
+    assert [p for p in (tmp_path / "ws").rglob("*") if p.name.startswith(host.TEMP_PREFIX)] == []
