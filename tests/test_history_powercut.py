@@ -365,8 +365,7 @@ def test_a_grouped_write_syncs_the_record_before_the_file_is_renamed(
     assert renames[-1] == "replace a.md" and renames[0].endswith(".json")
     record_dir_sync = max(i for i, c in enumerate(calls) if c.startswith("fsync") and len(c) == 38)
     assert record_dir_sync < calls.index("replace a.md")
-    # three syncs the change waits on in turn (both temp files at once, the record's directory,
-    # the file's directory), four fsyncs in all
+    # four fsyncs: both temp files, then the record's directory, then the file's
     assert sum(c.startswith("fsync") for c in calls) == 4
 
 
