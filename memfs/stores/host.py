@@ -10,7 +10,8 @@ rename or an unlink.
   conditional write's compare and replace are one step for every process sharing the directory.
 * :func:`replace_file` — temp file beside the target, fsync, rename over it, fsync the
   directory; readers never need the lock. Its two halves, :func:`write_temp` and
-  :func:`install_temp`, let a store overlap the fsyncs of two writes that must land in order;
+  :func:`install_temp`, let a store write and sync two temp files before putting them in place
+  in the order they must land;
   :func:`rename_temp` and :func:`sync_dir`, the two halves of the second, let several renames
   in one directory share its sync.
 * :func:`open_regular` — open a file for reading only if it is a regular file with one link.
