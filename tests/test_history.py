@@ -335,8 +335,18 @@ def _plus(line: bytes, current: bytes | None) -> bytes:
     return (current or b"") + line
 
 
+KEEP_EVERY_VERSION = HistoryOptions(retention=Retention())
+"""The killed writers keep every version: the test counts their records against their writes
+(the default retention would prune a file's oldest once it holds more than 50)."""
+
+
 def _killed_writer(root: str, run: int, step_done: Callable[[], None]) -> None:
-    fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, credential_guard=False)
+    fs = MemFS(
+        LocalFileStore(root),
+        clock=lambda: TODAY,
+        credential_guard=False,
+        history=KEEP_EVERY_VERSION,
+    )
     rng = random.Random(run)
     for i in itertools.count():
         body = f"run {run} write {i} " * rng.choice((5, 500, 5000))
@@ -349,7 +359,12 @@ def _killed_writer(root: str, run: int, step_done: Callable[[], None]) -> None:
 
 def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
     root = tmp_path / "ws"
-    fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, credential_guard=False)
+    fs = MemFS(
+        LocalFileStore(root),
+        clock=lambda: TODAY,
+        credential_guard=False,
+        history=KEEP_EVERY_VERSION,
+    )
     fs.pipe_file("memory/log.md", memory("log", "start"))
     rng = random.Random(18)
     # Each writer reports every write it completes; it is killed once it has completed a random
