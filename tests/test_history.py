@@ -337,7 +337,8 @@ def _plus(line: bytes, current: bytes | None) -> bytes:
 
 KEEP_EVERY_VERSION = HistoryOptions(retention=Retention())
 """The killed writers keep every version: the test counts their records against their writes
-(the default retention would prune a file's oldest once it holds more than 50)."""
+(the default retention would prune a file's oldest once it holds more than 50); past 64 loose
+records a change packs them, so writers are killed while packing too."""
 
 
 def _killed_writer(root: str, run: int, step_done: Callable[[], None]) -> None:
@@ -386,7 +387,9 @@ def test_sigkill_mid_write_leaves_whole_versions_only(tmp_path: Path) -> None:
     # its record and its file): the writers got to write, and were killed at every stage
     assert completed > 40 and len(keys) > completed
     for key in keys:  # every record is whole JSON whose content is stored, in it or in a blob
-        record, inline = versions.parse_stored(fs.store.read(key))
+        stored = versions.stored_record(fs.store, key)  # loose, or in the pack past 64 of them
+        assert stored is not None, key
+        record, inline = versions.parse_stored(stored)
         if record.sha256 is not None and inline is not None:
             assert versions.inline_content(inline, record.sha256) is not None
         elif record.sha256 is not None:  # a blob, stored before its record
