@@ -13,6 +13,8 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from memfs import InMemoryFileStore, MemFS, frontmatter_block
+from memfs.errors import FrontmatterStampError
 from memfs.frontmatter_block import (
     DATE_FIELDS,
     MEMO_ENTRIES,
@@ -407,3 +409,25 @@ def test_parse_yaml_mapping_keeps_its_cache_clear() -> None:
     parse_yaml_mapping("name: x\n")
     parse_yaml_mapping.cache_clear()  # type: ignore[attr-defined]
     assert read_frontmatter.cache_info().currsize == 0  # type: ignore[attr-defined]
+
+
+def test_flow_style_metadata_with_a_date_is_refused_with_the_reason() -> None:
+    fs = MemFS(InMemoryFileStore(), clock=lambda: dt.date(2026, 12, 3))
+    flow = b"---\nname: a\ndescription: d\nmetadata: {type: user, recorded: 2026-01-05}\n---\nb\n"
+    with pytest.raises(
+        FrontmatterStampError, match=r"its metadata is in flow style \(\{\.\.\.\}\)"
+    ):
+        fs.pipe_file("memory/a.md", flow)
+    assert not fs.exists("memory/a.md")
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [("metadata: {type: user}", "in flow style ({...})"), ("metadata: x", "written as 'x'")],
+)
+def test_the_line_reader_names_a_metadata_value_on_its_own_line(line: str, kind: str) -> None:
+    # the line-based stamp (the one that keeps comments and layout) takes only a block of
+    # 'key: value' lines under metadata:, and says what it met instead
+    with pytest.raises(frontmatter_block._CannotStamp) as caught:
+        frontmatter_block._metadata_block(["name: a\n", f"{line}\n"])
+    assert str(caught.value) == f"its metadata is {kind}, not a block of 'key: value' lines"
