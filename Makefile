@@ -20,8 +20,10 @@ sync: uv
 demo: uv
 	$(UV) run --frozen --no-dev memfs demo
 
+# The files of the suite spread over the machine's CPUs (at most 4 processes), a file's tests
+# together in one process so its module fixtures (the S3 server) start once.
 test: sync
-	$(UV) run --frozen $(EXTRAS) pytest -q
+	$(UV) run --frozen $(EXTRAS) pytest -q -n auto --maxprocesses 4 --dist loadfile
 
 test-slow: sync
 	$(UV) run --frozen $(EXTRAS) pytest -q -m slow

@@ -118,8 +118,12 @@ def test_compiling_that_holds_the_interpreter_lock_is_ended_by_the_timer() -> No
     # ran before that call took the interpreter lock (a loaded machine); either way the
     # pattern never compiled and the process did not outlive the limit
     returncode, compiled, answer = ask("(?:x{1000}){1000}", [["x"]], time_limit_s=0.2)
-    assert (returncode, compiled) == (-signal.SIGALRM, False)
-    assert answer in (None, ("compiling",))
+    assert compiled is False
+    if returncode == 0:  # the watchdog answered first, then ended the process itself
+        assert answer == ("compiling",)
+    else:
+        assert returncode == -signal.SIGALRM
+        assert answer in (None, ("compiling",))
 
 
 class _Stdout:
