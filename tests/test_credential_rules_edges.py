@@ -128,3 +128,36 @@ def test_a_numbered_label_is_a_label_and_a_longer_word_is_not() -> None:
         (finding,) = find_credentials(text)
         assert text[finding.start : finding.end] == "Xk9mP2vL7qRtZ3wN8bY4cQ1f"
     assert find_credentials("token2048x: Xk9mP2vL7qRtZ3wN8bY4cQ1f") == []
+
+
+def test_a_filler_typed_in_order_with_one_slip_is_a_placeholder_and_stored() -> None:
+    from memfs.credentials.values import is_placeholder
+
+    for filler in (
+        "abdcefgh",  # two neighbours swapped in the middle
+        "bacdefgh",  # at the start
+        "abcdefhg",  # at the end
+        "12354678",  # digits
+        "hgfedbca",  # typed down the alphabet
+        "Qx7vR2mK9tLw4abdcefghZp3Nq8Ys5Jd0",  # inside a drawn-looking value
+    ):
+        assert is_placeholder(filler), filler
+    for key in (
+        "aacdefgh",  # a letter twice: not a run with a slip
+        "abdcefhg",  # two slips
+        "abcd1efg",  # a digit cuts the window
+        "Qx7vR2mK9tLw4Zp3Nq8Ys5Jd0",  # three in order nowhere
+        "Qx7vR2mK9tLw4abcZp3Nq8Ys5Jd0",  # three in order, no window of eight
+    ):
+        assert not is_placeholder(key), key
+    key = "sk-" + "Qx7vR2mK9tLw4abdcefghZp3Nq8Ys5Jd0"
+    assert find_credentials(f"OPENAI_API_KEY={key}\n") == []
+
+
+def test_a_mailgun_key_with_letters_beyond_hex_is_refused_and_a_word_after_key_is_not() -> None:
+    key = "key-" + "q7x2lm9vr4tz8kp1wn6ys3hd5jf0gb2n"  # 32 lower-case letters and digits
+    (finding,) = find_credentials(f"mailgun: {key}\n")
+    assert finding.kind == "Mailgun API key"
+    hexed = "key-" + "3f9a0c7e1b5d2a8f6c4e0b9d7a1f3c5e"
+    assert [f.kind for f in find_credentials(f"{hexed}\n")] == ["Mailgun API key"]
+    assert find_credentials("see key-managementserviceconfigurations for the rotation\n") == []

@@ -102,6 +102,13 @@ def _slack_real(value: str) -> bool:
     return any(c.isdigit() for c in value[5:]) and not re.fullmatch(r"[A-Za-z]+", last)
 
 
+def _mailgun_body(value: str) -> bool:
+    """A Mailgun key's body is hex in older keys, drawn letters and digits in newer ones; a
+    word run after ``key-`` (``key-managementserviceconfiguration``) is neither."""
+    body = value[4:]
+    return re.fullmatch(r"[0-9a-f]{32}", body) is not None or random_looking(body, min_len=32)
+
+
 def _key_block(value: str) -> bool:
     """A private-key header with a key under it, not an empty template block."""
     body = re.sub(r"-----[A-Z0-9 ]+-----|[\s\\n\"']", "", value)
@@ -262,7 +269,14 @@ OWN_PATTERNS: tuple[CredentialPattern, ...] = (
         "SendGrid API key", _after("SG.") + r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"
     ),
     CredentialPattern("Twilio API key", _after("SK") + r"[0-9a-f]{32}(?![\w-])"),
-    CredentialPattern("Mailgun API key", _after("key-") + r"[0-9a-f]{32}(?![\w-])"),
+    CredentialPattern(
+        "Mailgun API key",
+        # 32 lower-case letters and digits, as Mailgun's own examples show them
+        # ("key-3ax6xnjp29jd6fds4gc373sgvjxteol0"), not only hex
+        _after("key-") + r"[0-9a-z]{32}(?![\w-])",
+        accept=_mailgun_body,
+        gate=("key-",),
+    ),
     CredentialPattern(
         "Mailchimp API key",
         r"(?<![0-9a-f])[0-9a-f]{32}-us\d{1,2}" + _END,

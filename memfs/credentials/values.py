@@ -86,7 +86,7 @@ def _typed_in_order(value: str) -> bool:
     drawn key holds no eight letters in order once its digits are taken out: the chance is
     about one in 26⁷ per place."""
     v = value.lower()
-    if _in_order_run(v, 8) or _only_runs(v):
+    if _in_order_run(v, 8) or _only_runs(v) or _in_order_with_one_slip(v):
         return True
     digits = "".join(c for c in v if c.isdigit())
     letters = "".join(c for c in v if c.isalpha())
@@ -107,6 +107,26 @@ def _only_runs(v: str) -> bool:
         else:
             run = 1
     return run >= 3
+
+
+def _in_order_with_one_slip(v: str) -> bool:
+    """Eight letters or digits typed along the alphabet with two neighbours swapped
+    (``abdcefgh``, ``12354678``): a filler typed by hand, slipped once. Drawn characters fall
+    that way about once in 10¹⁰ places. Only a value with three in order somewhere is read
+    window by window."""
+    if not _in_order_run(v, 3):
+        return False
+    for i in range(len(v) - 7):
+        w = v[i : i + 8]
+        if not (w.isalpha() or w.isdigit()):
+            continue
+        for ordered in (sorted(w), sorted(w, reverse=True)):
+            if not all(abs(ord(b) - ord(a)) == 1 for a, b in itertools.pairwise(ordered)):
+                continue
+            off = [j for j in range(8) if w[j] != ordered[j]]
+            if len(off) == 2 and off[1] == off[0] + 1:
+                return True
+    return False
 
 
 def _in_order_run(v: str, length: int) -> bool:
