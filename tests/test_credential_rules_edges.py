@@ -148,6 +148,8 @@ def test_a_filler_typed_in_order_with_one_slip_is_a_placeholder_and_stored() -> 
         "abcd1efg",  # a digit cuts the window
         "Qx7vR2mK9tLw4Zp3Nq8Ys5Jd0",  # three in order nowhere
         "Qx7vR2mK9tLw4abcZp3Nq8Ys5Jd0",  # three in order, no window of eight
+        "abc89:;<=>?",  # eight neighbouring characters, not letters or digits
+        "Qx7vR2mK9tLw4abdcefgh" + "Zp3Nq8Ys5Jd0" * 20,  # a blob, longer than any key
     ):
         assert not is_placeholder(key), key
     key = "sk-" + "Qx7vR2mK9tLw4abdcefghZp3Nq8Ys5Jd0"

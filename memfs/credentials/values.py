@@ -112,17 +112,18 @@ def _only_runs(v: str) -> bool:
 def _in_order_with_one_slip(v: str) -> bool:
     """Eight letters or digits typed along the alphabet with two neighbours swapped
     (``abdcefgh``, ``12354678``): a filler typed by hand, slipped once. Drawn characters fall
-    that way about once in 10¹⁰ places. Only a value with three in order somewhere is read
-    window by window."""
-    if not _in_order_run(v, 3):
+    that way about once in 10¹⁰ places. Fillers are typed into a key's place, so a value
+    longer than any key (256 characters: a blob) is not read window by window, nor one with
+    three in order nowhere."""
+    if len(v) > 256 or not _in_order_run(v, 3):
         return False
     for i in range(len(v) - 7):
         w = v[i : i + 8]
+        if ord(max(w)) - ord(min(w)) != 7 or len(set(w)) != 8:
+            continue  # not eight neighbouring characters, in any order
         if not (w.isalpha() or w.isdigit()):
             continue
         for ordered in (sorted(w), sorted(w, reverse=True)):
-            if not all(abs(ord(b) - ord(a)) == 1 for a, b in itertools.pairwise(ordered)):
-                continue
             off = [j for j in range(8) if w[j] != ordered[j]]
             if len(off) == 2 and off[1] == off[0] + 1:
                 return True
