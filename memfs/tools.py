@@ -121,7 +121,7 @@ class DeleteFileArgs(_Args):
 class RememberArgs(_Args):
     name: str = Field(
         validation_alias=AliasChoices("name", "title"),
-        description="A short name for this one fact, e.g. 'yield-source'; the file is named "
+        description="A short name for this one fact, e.g. 'deploy-freeze'; the file is named "
         "after it.",
     )
     description: str = Field(
@@ -354,7 +354,7 @@ def _repair_copied_arguments(
         if not name or safe_memory_name(name) in taken:
             raise ToolCallError(
                 f"{args.name!r} is the name of the tool {taken[stem]}, not of a memory; name the "
-                f"fact after what it holds (e.g. 'yield-source') and call {REMEMBER} again."
+                f"fact after what it holds (e.g. 'deploy-freeze') and call {REMEMBER} again."
             )
         fields["name"] = name
         notes.append(f"{args.name!r} is the tool {taken[stem]}'s name; named after the fact")
