@@ -379,22 +379,28 @@ _PLAIN_UNSAFE_START = frozenset("-?:,[]{}#&*!|>'\"%@` ")
 def _simple_scalar(value: str) -> str | None:
     """``value`` as the string YAML would read, or None unless it is certainly a plain string."""
     value = value.rstrip(" ")
-    if len(value) >= 2 and value[0] == value[-1] == '"':
+    if not value:
+        return None
+    first = value[0]  # a quote opens a quoted scalar; one not closed at the end is not simple
+    if first == '"':
+        if len(value) < 2 or value[-1] != '"':
+            return None
         inner = value[1:-1]
         if "\\" in inner or '"' in inner:
             return None
-    elif len(value) >= 2 and value[0] == value[-1] == "'":
+    elif first == "'":
+        if len(value) < 2 or value[-1] != "'":
+            return None
         inner = value[1:-1]
         if "'" in inner:
             return None
     elif (
-        not value
-        or value[0] in _PLAIN_UNSAFE_START
+        first in _PLAIN_UNSAFE_START
         or value[-1] == ":"
         or ": " in value
         or " #" in value
         or "\t#" in value
-        or (value[0] in _TYPED_FIRST and not _plain_text(value))
+        or (first in _TYPED_FIRST and not _plain_text(value))
     ):
         return None
     else:
@@ -419,7 +425,7 @@ def parse_simple_mapping(yaml_text: str) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     parent: dict[str, Any] | None = None
     for indent, key, value in found:  # "" for a group that did not take part
-        if not (_is_plain_text(key) if len(key) <= _SHORT else _plain_text(key)):
+        if not _plain_text(key):
             return None
         if indent:
             if parent is None:

@@ -148,7 +148,8 @@ class MemoryIndex:
 
 def markdown_file_links(text: str, index_path: str = INDEX_NAME) -> list[str]:
     """Workspace paths of the ``.md`` files the index's markdown links point to (in order)."""
-    paths = (resolve_link(m.group(2), index_path) for m in _MD_LINK.finditer(text))
+    base = posixpath.dirname(index_path.strip("/"))  # resolve_link's, found once per index
+    paths = (_resolve(target, base) for _title, target in _MD_LINK.findall(text))
     return [p for p in paths if p and p.endswith(".md")]
 
 
@@ -163,7 +164,9 @@ def _resolve(target: str, base: str) -> str | None:
         t = t[1:-1].strip()
     if not t or t.startswith("#") or _SCHEME.match(t) or t.startswith("//"):
         return None
-    t = unquote(t.split("#", 1)[0].split("?", 1)[0])
+    t = t.split("#", 1)[0].split("?", 1)[0]
+    if "%" in t:  # unquote's own test, without its call for the common link
+        t = unquote(t)
     if not t:
         return None
     joined = t.lstrip("/") if t.startswith("/") else (f"{base}/{t}" if base else t)

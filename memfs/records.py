@@ -126,11 +126,11 @@ def name_style(name: str) -> NameStyle:
 
 def extract_wikilinks(text: str) -> list[str]:
     """Targets of ``[[wikilinks]]`` in ``text``, in order of first appearance, without repeats."""
-    seen: dict[str, None] = {}
-    for m in WIKILINK.finditer(text):
-        target = m.group(1).strip()
+    seen: dict[str, None] = {}  # a key set again keeps its first place
+    for target, _label in WIKILINK.findall(text):
+        target = target.strip()
         if target:
-            seen.setdefault(target, None)
+            seen[target] = None
     return list(seen)
 
 

@@ -204,13 +204,17 @@ def _ages(records: list[MemoryRecord], today: dt.date) -> AgeStats:
             future += 1
             days.append(age_in_days(next(iter(r.dates.values())), today))
     out = AgeStats(today=today, with_date=len(days), without_date=len(records) - len(days))
-    out.would_get_reminder = sum(d > FRESH_DAYS for d in days)
+    # Counted once per distinct age, not in a pass over every file for each bucket and figure.
+    per_day = Counter(days)
+    out.would_get_reminder = sum(c for d, c in per_day.items() if d > FRESH_DAYS)
     out.future_dated = future
     if days:
         out.median_days = statistics.median(days)
-        out.oldest_days = max(days)
+        out.oldest_days = max(per_day)
     for label, lo, hi in AGE_BUCKETS:
-        out.buckets[label] = sum(lo <= d and (hi is None or d <= hi) for d in days)
+        out.buckets[label] = sum(
+            c for d, c in per_day.items() if lo <= d and (hi is None or d <= hi)
+        )
     out.sources = {label: sources[label] for label, *_ in DATE_FIELDS if sources[label]}
     return out
 

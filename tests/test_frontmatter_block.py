@@ -127,6 +127,9 @@ def test_memory_shaped_frontmatter_takes_the_fast_path() -> None:
 def test_anything_outside_the_subset_goes_to_yaml() -> None:
     for head in ["count: 3\n", "a: b # c\n", "k: 'it''s'\n", "m:\n    deep: x\n", "on: x\n"]:
         assert parse_simple_mapping(head) is None, head
+    # a child of only blanks (null), a lone quote, a quote not closed at the end
+    for head in ["m:\n  k:   \n", 'k: "\n', 'k: "open\n', "k: 'open\n", "k: '\n"]:
+        assert parse_simple_mapping(head) is None, head
     assert parse_yaml_mapping("count: 3\n") == {"count": 3}
 
 

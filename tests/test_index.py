@@ -50,6 +50,8 @@ def test_links_resolve_relative_to_the_index():
     assert resolve_link("https://x.y/z.md") is None
     assert resolve_link("#heading") is None
     assert resolve_link("mailto:a@b") is None
+    assert resolve_link("?q=1") is None  # a query alone names no file
+    assert resolve_link("memory/a%20b.md") == "memory/a b.md"
 
 
 def test_same_file_twice_on_one_line_is_an_entry():

@@ -182,6 +182,28 @@ def test_cli_json_and_table(tmp_path, capsys):
     assert after == before  # it reports; it never rewrites
 
 
+def test_cli_pauses_cyclic_collection_only_for_the_pass(tmp_path, capsys, monkeypatch):
+    """`memfs stats` runs its pass with the cyclic collector off and turns it back on, also
+    when the pass fails (the command may run inside a longer process, as here)."""
+    import gc
+
+    import memfs.commands.stats as stats_command
+
+    root = _local_seed_store(tmp_path)
+    seen: list[bool] = []
+
+    def failing(reader, *, files):
+        seen.append(gc.isenabled())
+        raise PermissionError(13, "Permission denied", "memory/x.md")
+
+    assert gc.isenabled()
+    assert main(["stats", str(root), "--json"]) == 0 and gc.isenabled()
+    capsys.readouterr()
+    monkeypatch.setattr(stats_command, "collect_stats", failing)
+    assert main(["stats", str(root)]) == 2
+    assert seen == [False] and gc.isenabled()
+
+
 def test_cli_on_an_fsspec_url(capsys):
     mem = fsspec.filesystem("memory")
     url = "memory://stats-cli-ws"
