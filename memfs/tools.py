@@ -118,10 +118,15 @@ class DeleteFileArgs(_Args):
     path: str = Field(validation_alias=_PATH, description="Workspace path of the file to delete.")
 
 
+_NAME_EXAMPLE = "deploy-freeze"
+"""The memory name the remember tool's help and errors give as an example: no eval scenario's
+fact, so the help never hands a model a scenario's answer."""
+
+
 class RememberArgs(_Args):
     name: str = Field(
         validation_alias=AliasChoices("name", "title"),
-        description="A short name for this one fact, e.g. 'deploy-freeze'; the file is named "
+        description=f"A short name for this one fact, e.g. '{_NAME_EXAMPLE}'; the file is named "
         "after it.",
     )
     description: str = Field(
@@ -354,7 +359,7 @@ def _repair_copied_arguments(
         if not name or safe_memory_name(name) in taken:
             raise ToolCallError(
                 f"{args.name!r} is the name of the tool {taken[stem]}, not of a memory; name the "
-                f"fact after what it holds (e.g. 'deploy-freeze') and call {REMEMBER} again."
+                f"fact after what it holds (e.g. '{_NAME_EXAMPLE}') and call {REMEMBER} again."
             )
         fields["name"] = name
         notes.append(f"{args.name!r} is the tool {taken[stem]}'s name; named after the fact")
