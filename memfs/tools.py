@@ -168,6 +168,79 @@ class RememberFactsArgs(_Args):
     )
 
 
+_KINDS: dict[str, tuple[MemoryType, tuple[str, ...], str]] = {
+    "about_this_work": (
+        "project",
+        ("project", "about_the_work", "work"),
+        "Facts about this item's work: its sources, rules, decisions and dates (most facts are).",
+    ),
+    "about_the_user": (
+        "user",
+        ("user", "about_user"),
+        "Facts about the user: their role, their goals, what they already know.",
+    ),
+    "how_to_work": (
+        "feedback",
+        ("feedback",),
+        "Guidance or a correction the user gave about how you should work.",
+    ),
+    "where_to_look": (
+        "reference",
+        ("reference",),
+        "Where something outside this item is found: a dashboard, a channel, a document.",
+    ),
+}
+"""``remember_by_kind``'s lists: field → the memory type it stores, the other keys a model
+sends for it, and its help."""
+
+
+def _fact_texts(value: Any) -> Any:
+    """A kind's facts as a list of strings: one string sent alone is a list of one; an item sent
+    as an object (``{"fact": …}``, a ``remember`` item) gives its text; None gives no facts."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        out = []
+        for item in value:
+            if isinstance(item, dict):
+                texts = [item[k] for k in _FACT_KEYS if isinstance(item.get(k), str)]
+                item = texts[0] if texts else item
+            out.append(item)
+        return out
+    return value
+
+
+_FACT_KEYS = ("fact", "body", "content", "text", "description")
+"""The keys an object sent in place of a fact's text may hold it under, most specific first."""
+
+
+class RememberByKindArgs(_Args):
+    about_this_work: list[str] = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("about_this_work", *_KINDS["about_this_work"][1]),
+        description=_KINDS["about_this_work"][2],
+    )
+    about_the_user: list[str] = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("about_the_user", *_KINDS["about_the_user"][1]),
+        description=_KINDS["about_the_user"][2],
+    )
+    how_to_work: list[str] = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("how_to_work", *_KINDS["how_to_work"][1]),
+        description=_KINDS["how_to_work"][2],
+    )
+    where_to_look: list[str] = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("where_to_look", *_KINDS["where_to_look"][1]),
+        description=_KINDS["where_to_look"][2],
+    )
+
+    _texts = field_validator(*_KINDS, mode="before")(_fact_texts)
+
+
 @dataclass(frozen=True)
 class FileTool:
     name: str
@@ -245,12 +318,28 @@ REMEMBER_FACTS_TOOL = FileTool(
 """``remember`` taking a list of facts, one memory each: a measured option of the live check
 (a small model sends two facts in one ``remember`` call), offered only where a caller names it."""
 
-MEMORY_SAVERS: tuple[str, ...] = (REMEMBER, REMEMBER_FACTS)
+REMEMBER_BY_KIND = "remember_by_kind"
+REMEMBER_BY_KIND_TOOL = FileTool(
+    REMEMBER_BY_KIND,
+    "Save the facts the user asked you to remember: put each fact, in the user's words, in the "
+    "list for its kind, one fact per string (two facts, two strings). The workspace writes one "
+    "memory file per fact (its name, type, today's date) and its line in the memory index, so "
+    "do not write memory files or the index yourself.",
+    RememberByKindArgs,
+    writes=True,
+)
+"""The facts of a message sorted by kind, the memory type read from the list a fact is in (a
+small model picks the wrong ``type`` value, and leaves out the fact about the user): a measured
+option of the live check, offered only where a caller names it."""
+
+MEMORY_SAVERS: tuple[str, ...] = (REMEMBER, REMEMBER_FACTS, REMEMBER_BY_KIND)
 """The tools that save memory as records, composing the file and its index line."""
 
 FILE_TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in FILE_TOOLS)
 FILE_WRITE_TOOLS: tuple[str, ...] = (*(t.name for t in FILE_TOOLS if t.writes), *MEMORY_SAVERS)
-_BY_NAME = {t.name: t for t in (*FILE_TOOLS, REMEMBER_TOOL, REMEMBER_FACTS_TOOL)}
+_BY_NAME = {
+    t.name: t for t in (*FILE_TOOLS, REMEMBER_TOOL, REMEMBER_FACTS_TOOL, REMEMBER_BY_KIND_TOOL)
+}
 _MEMORY_WRITERS = ("write_file", "edit_file", "delete_file")
 """The file tools refused on memory paths when memory is written with remember only."""
 
@@ -283,9 +372,11 @@ _REMEMBER_HELP = tuple(
     for text in (
         REMEMBER_TOOL.description,
         *(f.description or "" for f in RememberArgs.model_fields.values()),
+        REMEMBER_BY_KIND_TOOL.description,
+        *(help for _, _, help in _KINDS.values()),
     )
 )
-"""The remember tool's help texts: its description and each parameter's, folded."""
+"""The memory savers' help texts: their descriptions and each parameter's, folded."""
 
 
 _INSTRUCTIONS = tuple(
@@ -319,8 +410,20 @@ def _first_sentence(text: str, limit: int = 150) -> str:
     return sentence[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
+_NAME_WORDS = 5
+"""A memory named after its fact takes the fact's first words, up to this many."""
+_NAME_WORD_CHARS = 16
+"""… each cut to this many characters (a Chinese or Japanese clause is one word)."""
+
+
+def _name_of(fact: str) -> str:
+    """A memory name made from the fact's first words (``remember_by_kind`` asks for none)."""
+    words = re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", fact))
+    return " ".join(w[:_NAME_WORD_CHARS] for w in words[:_NAME_WORDS]) or "memory"
+
+
 def _repair_copied_arguments(
-    args: RememberArgs, other_tools: Iterable[str] = ()
+    args: RememberArgs, other_tools: Iterable[str] = (), tool: str = REMEMBER
 ) -> tuple[RememberArgs, list[str]]:
     """The arguments with what a model echoed from the schema replaced by what the fact says,
     and what was replaced; refused when no fact is left.
@@ -333,7 +436,7 @@ def _repair_copied_arguments(
     if _copies_help(args.body):
         raise ToolCallError(
             f"The body is this tool's own help text copied back, not the fact; write the fact "
-            f"itself (the user's words, one fact per call) and call {REMEMBER} again."
+            f"itself (the user's words, one fact per call) and call {tool} again."
         )
     notes: list[str] = []
     fields: dict[str, str] = {}
@@ -341,7 +444,7 @@ def _repair_copied_arguments(
         if not args.body.strip():
             raise ToolCallError(
                 f"The description is this tool's own help text copied back, not the fact; "
-                f"write the fact itself (one line saying what it holds) and call {REMEMBER} again."
+                f"write the fact itself (one line saying what it holds) and call {tool} again."
             )
         fields["description"] = _first_sentence(args.body)
         notes.append("the description was this tool's help text; the body's first sentence is used")
@@ -359,7 +462,7 @@ def _repair_copied_arguments(
         if not name or safe_memory_name(name) in taken:
             raise ToolCallError(
                 f"{args.name!r} is the name of the tool {taken[stem]}, not of a memory; name the "
-                f"fact after what it holds (e.g. '{_NAME_EXAMPLE}') and call {REMEMBER} again."
+                f"fact after what it holds (e.g. '{_NAME_EXAMPLE}') and call {tool} again."
             )
         fields["name"] = name
         notes.append(f"{args.name!r} is the tool {taken[stem]}'s name; named after the fact")
@@ -555,6 +658,29 @@ def _repair_facts(raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     return {**{k: v for k, v in raw.items() if k not in keys}, "facts": repaired}
 
 
+def _repair_kinds(raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """``remember_by_kind`` arguments sent as typed items (``{"facts": [{"type": "user",
+    "body": …}, …]}``, ``remember_facts``' shape) sorted into the list of each item's type."""
+    keys = _accepted_keys(RememberByKindArgs)
+    if any(k in keys for k in raw) or len(raw) != 1:
+        return raw
+    ((outer, items),) = raw.items()
+    if not isinstance(items, list) or not items:
+        return raw
+    by_type = {memory_type: kind for kind, (memory_type, _, _) in _KINDS.items()}
+    kinds = [
+        by_type.get(str(item.get("type", "")).strip().lower()) if isinstance(item, dict) else None
+        for item in items
+    ]
+    if None in kinds:
+        return raw
+    sorted_raw: dict[str, list[Any]] = {}
+    for kind, item in zip(kinds, items, strict=True):
+        sorted_raw.setdefault(str(kind), []).append(item)
+    notes.append(f"the facts came as typed items in {outer!r}; each read into the list of its type")
+    return sorted_raw
+
+
 def _validation_message(name: str, args: type[BaseModel], err: ValidationError) -> str:
     problems = []
     for item in err.errors():
@@ -658,6 +784,7 @@ class FileToolExecutor:
             "delete_file": self._delete_file,
             REMEMBER: self._remember,
             REMEMBER_FACTS: self._remember_facts,
+            REMEMBER_BY_KIND: self._remember_by_kind,
         }
         self._seen: dict[str, str] = {}
         self._shown: dict[str, str] = {}
@@ -683,6 +810,8 @@ class FileToolExecutor:
             raw = parse_arguments(name, repaired)
             if name == REMEMBER_FACTS:
                 raw = _repair_facts(raw, notes)
+            elif name == REMEMBER_BY_KIND:
+                raw = _repair_kinds(raw, notes)
             try:
                 args = tool.args.model_validate(raw)
             except ValidationError as e:
@@ -714,7 +843,10 @@ class FileToolExecutor:
         layout = self.fs.layout
         if layout.is_memory_file(rel) or layout.is_index(rel):
             saver = next((n for n in self.names if n in MEMORY_SAVERS), REMEMBER)
-            how = "one item per fact" if saver == REMEMBER_FACTS else "one fact per call"
+            how = {
+                REMEMBER_FACTS: "one item per fact",
+                REMEMBER_BY_KIND: "each fact in the list for its kind",
+            }.get(saver, "one fact per call")
             raise ToolCallError(
                 f"{rel} is memory, and here memory is saved with {saver} ({how}), which "
                 f"writes the memory file and its index line; {name} was not run."
@@ -976,10 +1108,37 @@ class FileToolExecutor:
             results.append(f"Fact {n}: {result}")
         return "\n".join(results)
 
-    def _remember(self, args: RememberArgs) -> str:
+    def _remember_by_kind(self, args: RememberByKindArgs) -> str:
+        """Each fact as :meth:`_remember` saves it, typed by its list and named, described and
+        indexed after its own words; a fact refused does not stop the others."""
+        facts = [
+            (kind, text.strip()) for kind in _KINDS for text in getattr(args, kind) if text.strip()
+        ]
+        if not facts:
+            raise ToolCallError(
+                f"Nothing to remember: every list was empty. Put each fact the user gave, in "
+                f"their words, in the list for its kind ({', '.join(_KINDS)}) and call "
+                f"{REMEMBER_BY_KIND} again."
+            )
+        results = []
+        for n, (kind, text) in enumerate(facts, 1):
+            fact = RememberArgs(
+                name=_name_of(text),
+                description=_first_sentence(text),
+                type=_KINDS[kind][0],
+                body=text,
+            )
+            try:
+                result = self._remember(fact, tool=REMEMBER_BY_KIND)
+            except ToolCallError as e:
+                result = f"Error: {e}"
+            results.append(f"Fact {n} ({kind}): {result}")
+        return "\n".join(results)
+
+    def _remember(self, args: RememberArgs, tool: str = REMEMBER) -> str:
         """One fact as a memory file (frontmatter composed here, the date stamped by the
         filesystem) under a name no other file has, and its line appended to the index."""
-        args, repairs = _repair_copied_arguments(args, self.other_tools)
+        args, repairs = _repair_copied_arguments(args, self.other_tools, tool)
         layout = self.fs.layout
         stem = safe_memory_name(args.name)
         description = " ".join(args.description.split())
@@ -998,7 +1157,7 @@ class FileToolExecutor:
                 if body and self._holds_body(rel, body):
                     return (
                         f"Already remembered: {rel} holds this fact (the same body); nothing "
-                        f"was written. Call {REMEMBER} again only for another fact."
+                        f"was written. Call {tool} again only for another fact."
                     )
                 continue
         else:

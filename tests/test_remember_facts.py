@@ -11,6 +11,7 @@ from memfs import (
     FILE_WRITE_TOOLS,
     MEMORY_SAVERS,
     REMEMBER,
+    REMEMBER_BY_KIND,
     REMEMBER_FACTS,
     FileToolExecutor,
     InMemoryFileStore,
@@ -124,15 +125,17 @@ def test_the_schema_holds_each_fact_inline_and_is_offered_only_when_named():
         params["required"] == ["facts"] and "one item per fact" in schema["function"]["description"]
     )
     assert REMEMBER_FACTS not in [s["function"]["name"] for s in file_tool_schemas()]
-    assert MEMORY_SAVERS == (REMEMBER, REMEMBER_FACTS)
+    assert MEMORY_SAVERS == (REMEMBER, REMEMBER_FACTS, REMEMBER_BY_KIND)
     assert REMEMBER_FACTS in FILE_WRITE_TOOLS and is_file_tool(REMEMBER_FACTS)
     names = [s["function"]["name"] for s in tool_schemas("files-only", saver=REMEMBER_FACTS)]
     assert names[-1] == REMEMBER_FACTS and REMEMBER not in names
-    assert [memory_saver(m) for m in ("files", "files+remember", "remember", "facts")] == [
+    memory = ("files", "files+remember", "remember", "facts", "kinds")
+    assert [memory_saver(m) for m in memory] == [
         None,
         REMEMBER,
         REMEMBER,
         REMEMBER_FACTS,
+        REMEMBER_BY_KIND,
     ]
 
 

@@ -3,8 +3,8 @@
 An arm is what one column of a comparison ran with: the memory prompt variant, the tool set,
 where the context block goes and how it is framed (the turn builder's ``placement`` and
 ``framing``), how memory is written (``memory``: the file tools, ``remember`` beside them,
-``remember`` only, or ``remember_facts`` only; ``force``: the named saver forced on the first
-step of a turn whose user message asks to remember,
+``remember`` only, ``remember_facts`` only, or ``remember_by_kind`` only; ``force``: the named
+saver forced on the first step of a turn whose user message asks to remember,
 :func:`~memfs_litellm.runner.asks_to_remember`), and the write-time levers — read before
 overwrite, the write receipt, the index nudge (the manifest's settings)
 and the runner's loop guard. On the command line::
@@ -17,6 +17,7 @@ and the runner's loop guard. On the command line::
     --arm o=memory=remember                # remember only: file tools refuse memory paths
     --arm f=memory=files+remember,force=on # remember forced on the first step when asked
     --arm l=memory=facts,force=on          # remember_facts (a list of facts) only, forced
+    --arm k=memory=kinds,force=on          # remember_by_kind (a list per memory type), forced
 
 Samples are interleaved across arms (see :func:`interleave`) so load drift on a shared machine
 hits every arm alike; the report puts the arms side by side with the difference of their rates
@@ -86,7 +87,7 @@ class Arm(BaseModel):
         if self.force_remember and self.memory_tools == "files":
             raise ValueError(
                 f"--arm {self.name}: force=on forces the remember tool; offer it with "
-                "memory=files+remember, memory=remember or memory=facts."
+                "memory=files+remember, memory=remember, memory=facts or memory=kinds."
             )
         return self
 

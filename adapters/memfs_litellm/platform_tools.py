@@ -256,8 +256,8 @@ def tool_schemas(
     tools: ToolSet = "platform", *, file_tools: bool = True, saver: str | None = None
 ) -> list[dict[str, Any]]:
     """The schemas one turn offers: file tools (when there is a workspace), the memory saver
-    (``remember`` or ``remember_facts``) after them when asked, and, for ``"platform"``, the
-    competing tools."""
+    (``remember``, ``remember_facts`` or ``remember_by_kind``) after them when asked, and, for
+    ``"platform"``, the competing tools."""
     names = [*FILE_TOOL_NAMES, *([saver] if saver else [])]
     out = file_tool_schemas(names) if file_tools else []
     if tools == "platform":

@@ -30,6 +30,7 @@ from memfs import (
     FILE_WRITE_TOOLS,
     MEMORY_LAST_VARIANTS,
     REMEMBER,
+    REMEMBER_BY_KIND,
     REMEMBER_FACTS,
     AgentManifest,
     FileToolExecutor,
@@ -64,18 +65,20 @@ from memfs_litellm.textcalls import parse_text_tool_calls, strip_tool_calls
 
 log = logging.getLogger(__name__)
 
-MemoryTools = Literal["files", "files+remember", "remember", "facts"]
+MemoryTools = Literal["files", "files+remember", "remember", "facts", "kinds"]
 """How a turn writes memory: the file tools; ``remember`` offered beside them; ``remember``
-only (the file tools refuse memory paths); or ``remember_facts`` only (a list of facts, one
-memory each, in one call)."""
-MEMORY_TOOLS: tuple[str, ...] = ("files", "files+remember", "remember", "facts")
+only (the file tools refuse memory paths); ``remember_facts`` only (a list of facts, one
+memory each, in one call); or ``remember_by_kind`` only (the facts in one list per memory
+type)."""
+MEMORY_TOOLS: tuple[str, ...] = ("files", "files+remember", "remember", "facts", "kinds")
+_SAVERS = {"facts": REMEMBER_FACTS, "kinds": REMEMBER_BY_KIND}
 
 
 def memory_saver(memory_tools: MemoryTools) -> str | None:
     """The tool that saves memory as records in a turn written this way (None: the file tools)."""
     if memory_tools == "files":
         return None
-    return REMEMBER_FACTS if memory_tools == "facts" else REMEMBER
+    return _SAVERS.get(memory_tools, REMEMBER)
 
 
 _ASKS_TO_REMEMBER = re.compile(
