@@ -217,6 +217,9 @@ _FACT_KEYS = ("fact", "body", "content", "text", "description")
 
 
 class RememberByKindArgs(_Args):
+    # a fact under a key that is no list would be lost: refused, naming the key and the lists
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
     about_this_work: list[str] = Field(
         default_factory=list,
         validation_alias=AliasChoices("about_this_work", *_KINDS["about_this_work"][1]),
