@@ -9,6 +9,9 @@ At each size, in the same run and interleaved (:func:`benchmarks.harness.compare
 * ``search_memory`` (a substring that is in every memory) against ``os.walk`` + read +
   ``re.search`` on each file;
 * a chat turn (``build_chat_turn``) against a raw read of ``MEMORY.md``;
+* the same turn with a 60-message conversation before it (:data:`TRANSCRIPT`: user,
+  assistant with a tool call, tool result, twenty times) against the raw read and a copy of
+  each message (``dict(m)``, the least a turn that must not alias its caller's history does);
 
 and, as whole processes at 1,000 and 10,000 files (:data:`PROCESS_SIZES`), one process per
 batch, with bytecode caching on as for an installed package (:mod:`benchmarks.bench_startup`):
@@ -62,13 +65,14 @@ TARGETS = {
     "chat turn": 2.0,
     "memfs stats (process)": 3.0,
     "memfs grep (process)": 5.0,
+    "chat turn, 60 messages": 2.0,
 }
 """The ratio each path should stay under at every size."""
-IN_PROCESS = ("collect_stats", "search_memory", "chat turn")
+IN_PROCESS = ("collect_stats", "search_memory", "chat turn", "chat turn, 60 messages")
 PROCESS_SIZES = (1_000, 10_000)
 """The store sizes the whole-process rows run at (each pass is a fresh interpreter)."""
 GREP_NEEDLE = "OPS-4312"
-ROW_IDS = dict(zip(TARGETS, ("21", "22", "23", "24", "25"), strict=True))
+ROW_IDS = dict(zip(TARGETS, ("21", "22", "23", "24", "25", "23b"), strict=True))
 """The rows' numbers in ``benchmarks.run_all``."""
 _WALK_READ = (
     "import os,sys\n"
@@ -92,8 +96,41 @@ def read_index(root: str) -> int:
         return len(f.read())
 
 
-def chat_turn(fs: MemFS) -> object:
-    return build_chat_turn(transcript=[], user_message="hello", manifest=AgentManifest(), fs=fs)
+MANIFEST = AgentManifest()
+"""The app's manifest, built once, as an app holds it across its turns."""
+
+TRANSCRIPT: list[dict[str, object]] = [
+    message
+    for i in range(20)
+    for message in (
+        {"role": "user", "content": f"Question {i} about the yield of line 3. " * 5},
+        {
+            "role": "assistant",
+            "content": "Let me look at the notes. " * 20,
+            "tool_calls": [
+                {
+                    "id": f"call-{i}",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"path": "memory/x.md"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": f"call-{i}", "content": "The file's body. " * 40},
+    )
+]
+"""A conversation of 60 messages before the turn: twenty rounds of a question, an answer with a
+tool call, and the tool's result."""
+
+
+def chat_turn(fs: MemFS, transcript: list[dict[str, object]] | None = None) -> object:
+    return build_chat_turn(
+        transcript=transcript or [], user_message="hello", manifest=MANIFEST, fs=fs
+    )
+
+
+def read_index_and_copy(root: str, transcript: list[dict[str, object]]) -> int:
+    messages = [dict(m) for m in transcript]
+    return read_index(root) + len(messages)
 
 
 def pairs(root: str) -> dict[str, tuple[str, Callable[[], object], Callable[[], object]]]:
@@ -111,6 +148,11 @@ def pairs(root: str) -> dict[str, tuple[str, Callable[[], object], Callable[[], 
             partial(search_memory, fs, NEEDLE),
         ),
         "chat turn": ("raw read of MEMORY.md", partial(read_index, root), partial(chat_turn, fs)),
+        "chat turn, 60 messages": (
+            "raw read + a copy of each message",
+            partial(read_index_and_copy, root, TRANSCRIPT),
+            partial(chat_turn, fs, TRANSCRIPT),
+        ),
     }
 
 
@@ -201,7 +243,7 @@ def plot(figures: dict[str, dict], path: Path) -> None:
     plt = require("plot", "matplotlib.pyplot")
     fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
     for (name, by_size), colour in zip(
-        figures.items(), ("C0", "C1", "C2", "C3", "C4"), strict=False
+        figures.items(), ("C0", "C1", "C2", "C3", "C4", "C5"), strict=False
     ):
         sizes = sorted(by_size, key=int)
         ax.plot(

@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             (("14", "15", "16", "17"), lambda: bench_history.run(ws)),
             (("18", "19"), lambda: bench_startup.run()),
             (("20",), lambda: bench_serve.run(ws)),
-            (("21", "22", "23", "24", "25"), lambda: bench_scaling.run(ws)),
+            (("21", "22", "23", "23b", "24", "25"), lambda: bench_scaling.run(ws)),
         ]
         for ids, step in steps:
             if not wanted(*ids):

@@ -73,4 +73,6 @@ def mount_for(entry_point: str, fs: MemFS | None) -> MemFS | None:
 
 def mount_for_mode(mode: TurnMode, fs: MemFS | None) -> MemFS | None:
     """:func:`mount_for` the entry point a chat or workflow turn is."""
+    if mode not in ENTRY_POINT_OF_MODE:
+        raise ValueError(f"mode={mode!r}: use one of {', '.join(ENTRY_POINT_OF_MODE)}.")
     return mount_for(ENTRY_POINT_OF_MODE[mode], fs)

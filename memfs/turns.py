@@ -62,6 +62,24 @@ class ChatTurn(BaseModel):
     said before the request is sent (:func:`memfs.budget.window_warning`); ``""`` otherwise."""
 
 
+_SHARED = (str, int, float, bool, type(None))
+"""Values a copy may share with its original: nothing can change them in place."""
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a message or of a value inside one that shares nothing mutable with it.
+
+    A transcript is JSON-shaped (dicts, lists, strings, numbers): those are copied here, each
+    string shared, at a fraction of ``copy.deepcopy``'s cost (its memo and dispatch were most of
+    a turn with a long transcript); anything else goes to ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) in _SHARED else _copied(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _SHARED else _copied(v) for v in value]
+    return copy.deepcopy(value)
+
+
 def compose_system_prompt(
     system_prompt: str,
     manifest: AgentManifest,
@@ -105,7 +123,13 @@ def assemble_turn(
     """
     if placement not in PLACEMENTS:
         raise ValueError(f"placement={placement!r}: use one of {', '.join(PLACEMENTS)}.")
-    past = copy.deepcopy(list(transcript))
+    for n, message in enumerate(transcript):
+        if not isinstance(message, dict):
+            raise TypeError(
+                f"transcript[{n}] is a {type(message).__name__}, not a message: each message is "
+                "a dict such as {'role': 'user', 'content': '…'}."
+            )
+    past = [_copied(m) for m in transcript]
     # The block without its closing blank line, for the placements that need it (a copy: at
     # 10,000 memories, a megabyte of fresh pages a turn that a prefixed turn does not need).
     block = (
@@ -119,7 +143,7 @@ def assemble_turn(
     messages: list[Message] = []
     if system:
         messages.append({"role": "system", "content": system})
-    messages.extend(copy.deepcopy(past))
+    messages.extend(_copied(m) for m in past)
     if block and placement == "message":
         messages.append({"role": "user", "content": block})
     prefix = context_block if placement == "prefix" else ""
@@ -129,7 +153,9 @@ def assemble_turn(
     if budget_tokens is not None:
         reduced = reduce_transcript(messages, budget_tokens, protected_prefix=block)
         messages, reduction = reduced.messages, reduced.report
-    return ChatTurn(
+    # Built here from checked parts: constructed without validation (which copied every
+    # message once more).
+    return ChatTurn.model_construct(
         messages=messages,
         persist=persist,
         context_block=context_block,

@@ -28,5 +28,5 @@ def test_a_small_run_writes_every_path_at_every_size_and_the_plot(tmp_path: Path
         assert set(by_size) == ({"10", "20"} if name in bench_scaling.IN_PROCESS else {"20"})
         assert all(f["ratio_paired"] > 0 for f in by_size.values())
     rows = bench_scaling.rows(figures)
-    assert [r.id for r in rows] == ["21", "22", "23", "24", "25"]
+    assert [r.id for r in rows] == ["21", "22", "23", "24", "25", "23b"]
     assert png.read_bytes().startswith(b"\x89PNG")

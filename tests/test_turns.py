@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import errno
+from fractions import Fraction
 
 import pytest
 from memfs import InMemoryFileStore, MemFS
@@ -12,7 +13,7 @@ from memfs.manifest import AgentManifest, AppFunction
 from memfs.memory_access import mount_for
 from memfs.prompt import READ_ONLY_RULE, memory_prompt
 from memfs.tokens import estimate_tokens
-from memfs.turns import PLACEMENTS, ChatTurn, build_chat_turn, build_workflow_turn
+from memfs.turns import PLACEMENTS, ChatTurn, build_chat_turn, build_turn, build_workflow_turn
 
 INDEX = b"- [Yield source = MES daily_yield](memory/yield-source.md) - not the QA weekly report\n"
 HISTORY = [
@@ -287,3 +288,49 @@ def test_unknown_placement_or_framing_is_refused(memfs):
         chat(memfs, placement="top")
     with pytest.raises(ValueError, match=r"framing='xml': use one of reminder, heading"):
         chat(memfs, framing="xml")
+
+
+def test_a_message_that_is_not_a_dict_is_refused_naming_its_place(memfs):
+    with pytest.raises(TypeError, match=r"^transcript\[1\] is a str, not a message: each message"):
+        chat(memfs, transcript=[{"role": "user", "content": "hi"}, "hello"])
+
+
+def test_an_unknown_mode_is_refused_naming_the_modes(memfs):
+    with pytest.raises(ValueError, match=r"^mode='batch': use one of chat, workflow\.$"):
+        build_turn(
+            mode="batch",  # type: ignore[arg-type]
+            transcript=[],
+            user_message="hi",
+            manifest=AgentManifest(),
+            fs=memfs,
+        )
+
+
+def test_a_copied_transcript_shares_no_container_with_the_callers(memfs):
+    # nested lists and dicts (tool calls, content parts) are copied; an object that is not
+    # JSON-shaped is deep-copied; strings and numbers are shared, nothing can change them
+    marker = Fraction(1, 3)
+    history = [
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "a"}],
+            "tool_calls": [{"id": "c1", "function": {"name": "read_file", "arguments": "{}"}}],
+            "n": 3,
+            "extra": marker,
+            "meta": {"tags": ["x", 1, None]},
+        }
+    ]
+    before = copy.deepcopy(history)
+    turn = chat(memfs, transcript=history)
+    for messages in (turn.messages[1:-1], turn.persist[:-1]):
+        (got,) = messages
+        assert got == history[0] and got is not history[0]
+        assert got["content"] is not history[0]["content"]
+        assert got["content"][0] is not history[0]["content"][0]
+        assert got["tool_calls"][0]["function"] is not history[0]["tool_calls"][0]["function"]
+        assert got["meta"]["tags"] is not history[0]["meta"]["tags"]
+        assert got["extra"] == marker
+        got["content"][0]["text"] = "changed"
+        got["meta"]["tags"].append("y")
+    assert history == before
+    assert turn.messages[1] is not turn.persist[0]
