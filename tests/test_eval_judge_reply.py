@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from memfs import ToolCallRecord
 
 from memfs_eval.arms import parse_arm
 from memfs_eval.judge import (
@@ -136,6 +137,10 @@ def test_a_claim_backed_by_a_memory_write_is_not_claimed_write(answer):
         ("I've saved the yield source.", True),
         ("The memory `save-skill.md` has been saved with the description ...", True),
         ("好的，我記住了！", True),
+        # samples/pdef/churn-write-en/00: the "updated" file shown, nothing written
+        ("Here's the updated memory file:\n\n---\nname: churn", True),
+        ("Here is the new memory line.", True),
+        ("Here is what I would save, if you agree.", False),
         ("已經寫入 memory/yield-source.md。", True),
     ],
 )
@@ -335,3 +340,55 @@ def test_the_report_counts_the_classes_per_arm_with_newcombe_against_the_baselin
     assert table.splitlines()[0] == "| class | a | b |"
     assert len(table.splitlines()) == 2 + len(ARM_CLASSES)
     assert "| valid_memory_file | 0/2 | 2/2 (+100% (" in table
+
+
+# -- fabrication: what the turn's own tools said, every file it changed ---------------------------
+
+
+def test_a_number_copied_from_a_tool_result_is_not_fabrication_but_one_read_back_is():
+    # samples/frem/s45-write-en/03: the receipt's byte count copied into the body
+    body = "The authoritative source is MES daily_yield (290 bytes)."
+    copied = verdict(
+        EN,
+        files={"memory/yield-source.md": mem("yield-source", "project", body)},
+        calls=[
+            ToolCallRecord(
+                name="write_file",
+                arguments={"path": "memory/yield-source.md", "content": "x"},
+                result="Overwrote memory/yield-source.md (290 bytes).",
+            )
+        ],
+    )
+    check = next(c for c in copied.checks if c.klass == "fabrication")
+    assert not check.hit, check.detail
+    # a figure the model sent itself and then read back is still its own
+    invented = "The Cpk target is 1.67 for line 3."
+    read_back = verdict(
+        EN,
+        files={"memory/yield-source.md": mem("yield-source", "project", invented)},
+        calls=[
+            call("write_file", path="memory/yield-source.md", content=invented),
+            ToolCallRecord(
+                name="read_file", arguments={"path": "memory/yield-source.md"}, result=invented
+            ),
+        ],
+    )
+    check = next(c for c in read_back.checks if c.klass == "fabrication")
+    assert check.hit and "number 1.67" in check.detail
+
+
+def test_figures_invented_into_a_file_that_is_not_a_memory_are_fabrication():
+    # samples/fonly/s45-write-zh/01: invented Cpk and Ppk values in memory/hub_data.txt
+    v = verdict(EN, files={"memory/hub_data.txt": "Cpk value: 0.95\nPpk value: 1.23\n"})
+    check = next(c for c in v.checks if c.klass == "fabrication")
+    assert check.hit and check.detail == "number 0.95; number 1.23"
+
+
+def test_checks_that_did_not_hit_carry_no_detail():
+    v = verdict(EN, files=GOOD)
+    details = {c.klass: c.detail for c in v.checks}
+    assert details["no_tool_call"] == "" and details["content_in_index"] == ""
+    none = verdict(EN, calls=[], answer="Noted.")
+    assert next(c for c in none.checks if c.klass == "no_tool_call").detail == (
+        "the model answered without calling a tool"
+    )

@@ -489,14 +489,30 @@ class _Ctx:
         return [c for c in self.rec.tool_calls if c.name in self.s.expect.wrong_tools]
 
     def written_text(self) -> str:
-        """What the model persisted: memory content, new index lines, competing-tool arguments."""
+        """What the model persisted: memory content, new index lines, every other file the turn
+        changed (invented figures in ``memory/notes.txt`` are stored too), competing-tool
+        arguments."""
+        docs = {d.path for d in self.docs}
         parts = [d.content for d in self.docs] + [self.index_added]
+        parts += [t for p, t in sorted(self.changed.items()) if p not in docs | {INDEX_FILE}]
         parts += [c.text() for c in self.wrong_calls()]
         return "\n".join(parts)
 
+    def tools_said(self, known: set[float]) -> set[float]:
+        """The numbers this turn's tool results told the model (a receipt's byte count, a line
+        number), in call order, less every number the model had sent in a call before a
+        result showed it (``known``: what the user and the workspace said): a figure it
+        invented and then read back is still its own."""
+        own: set[float] = set()
+        said: set[float] = set()
+        for c in self.rec.tool_calls:
+            own |= _numbers(_clean_for_specifics(c.text())) - said - known
+            said |= _numbers(_clean_for_specifics(c.result)) - own
+        return said
+
     def source_text(self) -> str:
         s = self.s
-        return "\n".join(
+        source = "\n".join(
             [
                 s.user_text(),
                 *(m.get("content", "") for m in s.transcript),
@@ -505,6 +521,8 @@ class _Ctx:
                 f"{s.today.year} {s.today.month} {s.today.day}",
             ]
         )
+        said = self.tools_said(_numbers(_clean_for_specifics(source)))
+        return "\n".join([source, *(f"{n:g}" for n in sorted(said))])
 
 
 def judge(scenario: Scenario, record: SampleRecord) -> Verdict:
@@ -562,7 +580,11 @@ def judge(scenario: Scenario, record: SampleRecord) -> Verdict:
 def _judge_write(ctx: _Ctx) -> None:
     s, rec = ctx.s, ctx.rec
     expect = s.expect
-    ctx.check("no_tool_call", not rec.tool_calls, "the model answered without calling a tool")
+    ctx.check(
+        "no_tool_call",
+        not rec.tool_calls,
+        "" if rec.tool_calls else "the model answered without calling a tool",
+    )
     wrong = ctx.wrong_calls()
     ctx.check(
         "wrong_mechanism",
@@ -573,7 +595,9 @@ def _judge_write(ctx: _Ctx) -> None:
     ctx.check(
         "content_in_index",
         not ctx.docs and index_has_facts,
-        "facts written as MEMORY.md lines, no memory/*.md file" if index_has_facts else "",
+        "facts written as MEMORY.md lines, no memory/*.md file"
+        if index_has_facts and not ctx.docs
+        else "",
     )
     ctx.check(
         "no_memory_write",
@@ -726,12 +750,14 @@ def echoed_block(reply: str, block: str) -> str:
 
 
 # A claim is a past-tense saving verb after a subject or an auxiliary ("I saved", "has been
-# written", "already added"), a "new_file:" label, or the Chinese 已… forms. The subject keeps
-# "save it to memory?" and "I will write" out.
+# written", "already added"), a result presented as done ("here's the updated memory file"), a
+# "new_file:" label, or the Chinese 已… forms. The subject keeps "save it to memory?" and "I
+# will write" out.
 _CLAIM = re.compile(
     r"\b(?:i|we|you|it|this|that|has|have|had|was|were|been|is|are|successfully|already)\b"
     r"(?:\W+[\w-]+){0,3}?\W+(?:saved|stored|recorded|written|wrote|added|created|remembered|"
-    r"noted|updated)\b|\bnew_file\s*:|已(?:經|经)?\s*(?:儲存|保存|存檔|存入|記錄|记录|記下|记下|"
+    r"noted|updated)\b|\bhere(?:'s|’s|\s+is|\s+are)\s+(?:\w+\s+){0,2}?(?:updated|new|saved)\b"
+    r"|\bnew_file\s*:|已(?:經|经)?\s*(?:儲存|保存|存檔|存入|記錄|记录|記下|记下|"
     r"寫入|写入|新增|添加|建立|創建|创建|更新|記住|记住)|(?:記|记)(?:下來|下来|住了)"
 )
 _CLAUSE = re.compile(r"(?:[^。!?！？\n;；.]|\.(?=\S))+")
