@@ -216,30 +216,24 @@ _FACT_KEYS = ("fact", "body", "content", "text", "description")
 """The keys an object sent in place of a fact's text may hold it under, most specific first."""
 
 
+def _kind_field(kind: str) -> Any:
+    """The argument of ``remember_by_kind`` that holds the facts of ``kind`` (:data:`_KINDS`)."""
+    _, aliases, help = _KINDS[kind]
+    return Field(
+        default_factory=list,
+        validation_alias=AliasChoices(kind, *aliases),
+        description=help,
+    )
+
+
 class RememberByKindArgs(_Args):
     # a fact under a key that is no list would be lost: refused, naming the key and the lists
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    about_this_work: list[str] = Field(
-        default_factory=list,
-        validation_alias=AliasChoices("about_this_work", *_KINDS["about_this_work"][1]),
-        description=_KINDS["about_this_work"][2],
-    )
-    about_the_user: list[str] = Field(
-        default_factory=list,
-        validation_alias=AliasChoices("about_the_user", *_KINDS["about_the_user"][1]),
-        description=_KINDS["about_the_user"][2],
-    )
-    how_to_work: list[str] = Field(
-        default_factory=list,
-        validation_alias=AliasChoices("how_to_work", *_KINDS["how_to_work"][1]),
-        description=_KINDS["how_to_work"][2],
-    )
-    where_to_look: list[str] = Field(
-        default_factory=list,
-        validation_alias=AliasChoices("where_to_look", *_KINDS["where_to_look"][1]),
-        description=_KINDS["where_to_look"][2],
-    )
+    about_this_work: list[str] = _kind_field("about_this_work")
+    about_the_user: list[str] = _kind_field("about_the_user")
+    how_to_work: list[str] = _kind_field("how_to_work")
+    where_to_look: list[str] = _kind_field("where_to_look")
 
     _texts = field_validator(*_KINDS, mode="before")(_fact_texts)
 
@@ -670,7 +664,7 @@ def _repair_kinds(raw: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     ((outer, items),) = raw.items()
     if not isinstance(items, list) or not items:
         return raw
-    by_type = {memory_type: kind for kind, (memory_type, _, _) in _KINDS.items()}
+    by_type: dict[str, str] = {t: kind for kind, (t, _, _) in _KINDS.items()}
     kinds = [
         by_type.get(str(item.get("type", "")).strip().lower()) if isinstance(item, dict) else None
         for item in items
