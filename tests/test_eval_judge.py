@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-from memfs.context import context_files_block
+from memfs.context import FRAME_PREAMBLE, context_files_block
 
 from memfs_eval.judge import (
     CLASS_DESCRIPTIONS,
@@ -260,6 +260,30 @@ CASES: list[Case] = [
             files={
                 **GOOD_ZH,
                 "memory/user-role.md": mem("user-role", "project", "使用者是製程工程師。"),
+            },
+        ),
+    ),
+    (
+        "invalid_memory",
+        "identity also in a project memory beside the right one (samples/fkinds/s45-write-zh/00)",
+        lambda: verdict(
+            "s45-write-zh",
+            files={
+                **GOOD_ZH,
+                "memory/role-copy.md": mem("role-copy", "project", "我是製程工程師。"),
+            },
+        ),
+    ),
+    (
+        "frame_in_memory",
+        "the block's preamble saved as a memory (samples/fkinds/s45-write-en/00)",
+        lambda: verdict(
+            "s45-write-zh",
+            files={
+                **GOOD_ZH,
+                "memory/the-workspace-files.md": mem(
+                    "the-workspace-files", "project", FRAME_PREAMBLE
+                ),
             },
         ),
     ),

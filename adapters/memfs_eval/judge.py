@@ -59,6 +59,7 @@ OUTCOME_ORDER = (
     "content_in_index",
     "inversion",
     "fabrication",
+    "frame_in_memory",
     "invalid_memory",
     "facts_missing",
     "relative_date",
@@ -99,7 +100,10 @@ CLASS_DESCRIPTIONS: dict[str, str] = {
     "inversion": "a fact recast into its opposite ('I am X' → 'notify X', 'only paying' → "
     "'only trial')",
     "fabrication": "specifics the user never said (numbers, times, thresholds, formulas)",
-    "invalid_memory": "a memory file memfs cannot read as a memory, or a fact under the wrong type",
+    "frame_in_memory": "a memory written this turn holds the context block's own frame "
+    "(its preamble, a file tag), not a fact",
+    "invalid_memory": "a memory file memfs cannot read as a memory, or a fact under the wrong "
+    "type (in any memory that holds it)",
     "facts_missing": "a fact the user asked to keep is in no memory file",
     "relative_date": "a relative date was stored without its absolute date",
     "missing_why_how": "feedback memory without **Why:** and **How to apply:**",
@@ -632,12 +636,19 @@ def _judge_write(ctx: _Ctx) -> None:
             missing.append(fact.id)
             continue
         typed = [d for d in holders if d.valid and d.type in fact.types]
+        mistyped = [d for d in holders if d not in typed]
+        if mistyped:  # also where a copy has the right type: the other still misfiles it
+            got = ", ".join(f"{d.path}={d.type or '?'}" for d in mistyped)
+            also = f" (and in {', '.join(d.path for d in typed)})" if typed else ""
+            invalid.append(f"fact {fact.id!r} is in {got}{also}; its type should be {fact.types}")
         if not typed:
-            got = ", ".join(f"{d.path}={d.type or '?'}" for d in holders)
-            invalid.append(f"fact {fact.id!r} is in {got}; its type should be {fact.types}")
             continue
         if not any(d.path in ctx.links for d in typed):
             unindexed.append(f"{fact.id} ({', '.join(d.path for d in typed)})")
+    if ctx.docs:
+        framed = [d.path for d in ctx.docs if holds_frame(d.content)]
+        framed += [INDEX_FILE] if holds_frame(ctx.index_added) else []
+        ctx.check("frame_in_memory", bool(framed), ", ".join(framed))
     if ctx.docs or not expect.facts:
         ctx.check("invalid_memory", bool(invalid), "; ".join(invalid))
         ctx.check("facts_missing", bool(missing), ", ".join(missing))
@@ -717,6 +728,15 @@ def _squash(text: str) -> str:
 # no answer says those things on its own.
 _FRAME_WORDS = tuple(_squash(p)[:60] for p in (FRAME_PREAMBLE, HEADING_PREAMBLE))
 _FRAME_MARKERS = ("<context_file", "<system-reminder>", HEADING_OPEN)
+
+
+def holds_frame(text: str) -> bool:
+    """``text`` (a memory's content, new index lines) holds the context block's own frame: the
+    first words of its preamble, or a file or reminder tag."""
+    flat = _squash(text)
+    return any(w in flat for w in _FRAME_WORDS) or any(m in text for m in _FRAME_MARKERS)
+
+
 ECHO_LINE_MIN_CHARS = 12
 """Shorter block lines (a heading, a bullet stub) are too common to count as an echo."""
 
