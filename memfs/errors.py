@@ -524,6 +524,24 @@ class FrontmatterStampError(ValueError):
         )
 
 
+class FrameCopiedError(ValueError):
+    """A write refused: a memory file or the index would hold the frame memfs puts around the
+    context block (its opening sentence). The frame is memfs's own text, sent anew each turn;
+    stored, a later turn would read it as a memory. Nothing was stored."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"Refused to write {path!r}: it holds the frame memfs puts around the workspace "
+            'files it loads into a turn ("The workspace files below are loaded into context '
+            'for this turn."), which is not a memory. Nothing was written. Write the fact '
+            "itself, in the user's words."
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path,))
+
+
 # -- what is not installed ------------------------------------------------------------------------
 
 

@@ -44,6 +44,11 @@ from typing import AnyStr
 from memfs.memo import BoundedMemo
 
 REMINDER_TAG = "system-reminder"
+FRAME_OPENING = "The workspace files below are loaded into context for this turn."
+"""The first sentence of every frame around the context block (:mod:`memfs.context`): memfs's
+own words, never a memory's (:class:`~memfs.write_rules.WriteRules` refuses a memory holding
+them)."""
+
 FILE_TAG = "context_file"
 AGENT_TAGS: tuple[str, ...] = (REMINDER_TAG, "context-file", "context-files")
 """The tags MemFS itself writes around what an agent reads: the reminder and the frame."""

@@ -1094,16 +1094,25 @@ class FileToolExecutor:
             return False
         return parse_memory(raw, rel).body.strip() == body
 
+    def _remember_each(self, fact: RememberArgs, tool: str) -> str:
+        """:meth:`_remember`'s result for one fact of a list, or its refusal as the line a
+        surface would give it (a fact refused does not stop the others)."""
+        try:
+            return self._remember(fact, tool=tool)
+        except ToolCallError as e:
+            return f"Error: {e}"
+        except Exception as e:
+            if not is_expected_failure(e):
+                raise
+            line = describe_storage_failure(e, getattr(self.fs.store, "url", None), action=tool)
+            return f"Error: {line}"
+
     def _remember_facts(self, args: RememberFactsArgs) -> str:
         """Each fact as :meth:`_remember` saves it; a fact refused does not stop the others."""
-        results = []
-        for n, fact in enumerate(args.facts, 1):
-            try:
-                result = self._remember(fact)
-            except ToolCallError as e:
-                result = f"Error: {e}"
-            results.append(f"Fact {n}: {result}")
-        return "\n".join(results)
+        return "\n".join(
+            f"Fact {n}: {self._remember_each(fact, REMEMBER)}"
+            for n, fact in enumerate(args.facts, 1)
+        )
 
     def _remember_by_kind(self, args: RememberByKindArgs) -> str:
         """Each fact as :meth:`_remember` saves it, typed by its list and named, described and
@@ -1125,11 +1134,7 @@ class FileToolExecutor:
                 type=_KINDS[kind][0],
                 body=text,
             )
-            try:
-                result = self._remember(fact, tool=REMEMBER_BY_KIND)
-            except ToolCallError as e:
-                result = f"Error: {e}"
-            results.append(f"Fact {n} ({kind}): {result}")
+            results.append(f"Fact {n} ({kind}): {self._remember_each(fact, REMEMBER_BY_KIND)}")
         return "\n".join(results)
 
     def _remember(self, args: RememberArgs, tool: str = REMEMBER) -> str:
