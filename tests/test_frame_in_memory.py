@@ -11,10 +11,10 @@ from memfs import (
     HEADING_PREAMBLE,
     REMEMBER_BY_KIND,
     FileToolExecutor,
+    FrameCopiedError,
     InMemoryFileStore,
     MemFS,
 )
-from memfs.errors import FrameCopiedError
 
 from memfs_anthropic import MemFSMemoryTool
 
