@@ -233,3 +233,16 @@ def test_the_kinds_arm_forces_remember_by_kind_and_refuses_memory_paths_to_the_f
     # both facts stored under the types the scenario expects, with their index lines
     assert result.verdict.outcome == "memory_written", result.verdict.checks
     assert TurnOptions(memory_tools="kinds").memory_tools == "kinds"
+
+
+def test_a_bug_under_one_fact_propagates_instead_of_reading_as_a_refusal(monkeypatch):
+    fs = workspace()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(fs, "save", broken)
+    ex = FileToolExecutor(fs, tools=TOOLS)
+    monkeypatch.setattr(ex, "fs", fs)
+    with pytest.raises(RuntimeError, match="a bug"):
+        ex.execute(REMEMBER_BY_KIND, {"about_the_user": [ROLE]})
