@@ -226,9 +226,18 @@ def _kind_field(kind: str) -> Any:
     )
 
 
+def _every_list_required(schema: dict[str, Any]) -> None:
+    schema["required"] = list(_KINDS)
+
+
 class RememberByKindArgs(_Args):
-    # a fact under a key that is no list would be lost: refused, naming the key and the lists
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # A fact under a key that is no list would be lost: refused, naming the key and the lists.
+    # The schema requires every list, so a grammar-forced call writes each one, if only as
+    # [] (a small model left the user's list out, and the user's fact with it); a call that
+    # omits one is still read, the list empty.
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, json_schema_extra=_every_list_required
+    )
 
     about_this_work: list[str] = _kind_field("about_this_work")
     about_the_user: list[str] = _kind_field("about_the_user")

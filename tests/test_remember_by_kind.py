@@ -141,7 +141,7 @@ def test_what_cannot_be_read_into_a_list_is_refused_naming_the_lists(arguments):
     out = FileToolExecutor(fs, tools=TOOLS).execute(REMEMBER_BY_KIND, arguments)
     assert out.startswith(f"Error: Invalid arguments for {REMEMBER_BY_KIND}: ")
     assert out.endswith(
-        "Expected arguments: about_this_work?, about_the_user?, how_to_work?, where_to_look?."
+        "Expected arguments: about_this_work, about_the_user, how_to_work, where_to_look."
     )
     assert not fs.raw.exists("MEMORY.md")
 
@@ -197,7 +197,8 @@ def test_the_schema_is_four_lists_of_strings_offered_only_when_named():
         p["type"] == "array" and p["items"] == {"type": "string"}
         for p in params["properties"].values()
     )
-    assert "required" not in params and params["additionalProperties"] is False
+    assert params["required"] == list(params["properties"])  # each list written, maybe []
+    assert params["additionalProperties"] is False
     assert "one fact per string" in schema["function"]["description"]
     assert REMEMBER_BY_KIND not in [s["function"]["name"] for s in file_tool_schemas()]
     assert REMEMBER_BY_KIND in FILE_WRITE_TOOLS and is_file_tool(REMEMBER_BY_KIND)
