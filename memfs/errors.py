@@ -12,7 +12,7 @@ import errno
 import os
 import stat
 from collections.abc import Sequence
-from typing import Protocol
+from typing import ClassVar, Protocol
 from urllib.parse import urlsplit
 
 DISTRIBUTION = "memfs-workspace"
@@ -524,22 +524,28 @@ class FrontmatterStampError(ValueError):
         )
 
 
-class FrameCopiedError(ValueError):
-    """A write refused: a memory file or the index would hold the frame memfs puts around the
-    context block (its opening sentence). The frame is memfs's own text, sent anew each turn;
-    stored, a later turn would read it as a memory. Nothing was stored."""
+class CopiedTextError(ValueError):
+    """A write refused: a memory file or the index would hold memfs's own words, copied back
+    from what a turn was shown — the frame around the context block (``what="frame"``) or a
+    write's receipt (``what="receipt"``). Stored, a later turn would read them as a memory.
+    Nothing was stored."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    _WHAT: ClassVar[dict[str, str]] = {
+        "frame": "the frame memfs puts around the workspace files it loads into a turn "
+        '("The workspace files below are loaded into context for this turn.")',
+        "receipt": 'the receipt of an earlier write ("Overwrote memory/… (N bytes)", '
+        '"… recorded … (stamped by the workspace)"), which says what that write stored',
+    }
+
+    def __init__(self, path: str, what: str = "frame") -> None:
+        self.path, self.what = path, what
         super().__init__(
-            f"Refused to write {path!r}: it holds the frame memfs puts around the workspace "
-            'files it loads into a turn ("The workspace files below are loaded into context '
-            'for this turn."), which is not a memory. Nothing was written. Write the fact '
-            "itself, in the user's words."
+            f"Refused to write {path!r}: it holds {self._WHAT[what]}, which is not a memory. "
+            "Nothing was written. Write the fact itself, in the user's words."
         )
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.path,))
+        return (type(self), (self.path, self.what))
 
 
 # -- what is not installed ------------------------------------------------------------------------

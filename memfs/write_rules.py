@@ -4,10 +4,10 @@
 (memory, the index and the paths an app injects into every turn), a reminder copied from a read
 stripped from a memory file, the trusted date stamped into a memory's frontmatter (or, in a
 migration, a store's own date kept and a future one clamped), the context block's own frame
-kept out of memory, and the size limit of a memory file. :class:`~memfs.filesystem.MemFS`
-holds one (``fs.rules``) and applies it at each of its write paths, so every surface (the file
-tools, the CLI, MCP, the Anthropic tool, the browser) gets the same rules from the filesystem;
-nothing else stamps, strips or guards.
+and a write's receipt kept out of memory, and the size limit of a memory file.
+:class:`~memfs.filesystem.MemFS` holds one (``fs.rules``) and applies it at each of its write
+paths, so every surface (the file tools, the CLI, MCP, the Anthropic tool, the browser) gets
+the same rules from the filesystem; nothing else stamps, strips or guards.
 """
 
 from __future__ import annotations
@@ -22,9 +22,21 @@ from memfs.frontmatter_block import change_date, clamp_future_date, stamp_date
 from memfs.layout import Layout
 from memfs.tags import FRAME_OPENING
 
-_FRAME = re.compile(rb"\s+".join(re.escape(w.encode()) for w in FRAME_OPENING.split()))
-"""The frame's opening sentence, its words separated by any run of spaces or line breaks (a
-YAML dump folds a long description)."""
+_COPIED: tuple[tuple[re.Pattern[bytes], str], ...] = (
+    # the frame's opening sentence, its words apart by any run of spaces or line breaks (a
+    # YAML dump folds a long description)
+    (re.compile(rb"\s+".join(re.escape(w.encode()) for w in FRAME_OPENING.split())), "frame"),
+    # a write receipt's own marks (memfs.receipt, the file tools' results)
+    (
+        re.compile(
+            rb"\((?:stamped by the workspace|kept from the file)\)"
+            rb"|\b(?:Overwrote|Created|Remembered) \S+ \(\d+ bytes"
+        ),
+        "receipt",
+    ),
+)
+"""memfs's own words a turn is shown, which no memory holds
+(:class:`~memfs.errors.CopiedTextError`)."""
 
 
 def check_credentials(rel: str, data: bytes) -> None:
@@ -84,9 +96,9 @@ class WriteRules:
         file a move or copy takes it from), the date ``dated_by`` had
         (:func:`~memfs.frontmatter_block.change_date`). A date the caller wrote is never kept;
         a migration keeps it, clamped to today. Memory files also lose a reminder copied from
-        a read; a file of the memory area or the index holding the context block's frame
-        (:data:`memfs.tags.FRAME_OPENING`) is refused with
-        :class:`~memfs.errors.FrameCopiedError`.
+        a read; a file of the memory area or the index holding memfs's own words — the
+        context block's frame (:data:`memfs.tags.FRAME_OPENING`) or a write receipt — is
+        refused with :class:`~memfs.errors.CopiedTextError`.
 
         A write to a guarded path (:meth:`is_guarded`) is refused with
         :class:`~memfs.credentials.CredentialRefusedError` when its content or its name looks
@@ -95,8 +107,10 @@ class WriteRules:
         layout = self.layout
         if self.is_guarded(rel):
             check_credentials(rel, data)
-        if (layout.in_memory_area(rel) or layout.is_index(rel)) and _FRAME.search(data):
-            raise errors.FrameCopiedError(rel)
+        if layout.in_memory_area(rel) or layout.is_index(rel):
+            for pattern, what in _COPIED:
+                if pattern.search(data):
+                    raise errors.CopiedTextError(rel, what)
         if self.dates(rel):
             if layout.is_memory_file(rel):
                 data = staleness.strip_reminders(data)  # only memory files are read with one

@@ -1,4 +1,5 @@
-"""The context block's frame is memfs's own text: no write stores it in memory or the index."""
+"""memfs's own words a turn is shown — the context block's frame, a write's receipt — are not
+memory: no write stores them in a memory file or the index."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from memfs import (
     FRAME_PREAMBLE,
     HEADING_PREAMBLE,
     REMEMBER_BY_KIND,
+    CopiedTextError,
     FileToolExecutor,
-    FrameCopiedError,
     InMemoryFileStore,
     MemFS,
 )
@@ -52,12 +53,12 @@ def workspace() -> MemFS:
 def test_a_memory_or_index_holding_the_frame_is_refused_and_nothing_changes(path, text):
     fs = workspace()
     before = {p: fs.raw.cat_file(p) for p in fs.raw.find("")}
-    with pytest.raises(FrameCopiedError) as e:
+    with pytest.raises(CopiedTextError) as e:
         fs.pipe_file(path, text.encode())
     assert str(e.value) == REFUSED.format(path=path)
     assert {p: fs.raw.cat_file(p) for p in fs.raw.find("")} == before
     again = pickle.loads(pickle.dumps(e.value))
-    assert type(again) is FrameCopiedError and str(again) == str(e.value)
+    assert type(again) is CopiedTextError and str(again) == str(e.value)
 
 
 def test_the_frame_outside_memory_and_talk_about_it_are_stored():
@@ -94,3 +95,41 @@ def test_every_surface_gets_the_same_refusal():
             {"command": "create", "path": "/memories/y.md", "file_text": FRAME_PREAMBLE}
         )
     assert not fs.raw.exists("memory/y.md")
+
+
+RECEIPT = (
+    'Refused to write {path!r}: it holds the receipt of an earlier write ("Overwrote '
+    'memory/… (N bytes)", "… recorded … (stamped by the workspace)"), which says what that write '
+    "stored, which is not a memory. Nothing was written. Write the fact itself, in the user's "
+    "words."
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # what the 1.5B model wrote back into the memory it had just saved (the ten-arm run)
+        "Overwrote memory/yield-source.md (290 bytes).",
+        "user memory 'yield-source', description 'The source is MES.', recorded 2026-12-01 "
+        "(stamped by the workspace).",
+        "Remembered memory/yield-source.md (412 bytes, type user) and added its line.",
+        "project memory 'x', recorded 2026-11-30 (kept from the file).",
+    ],
+)
+def test_a_memory_holding_a_write_receipt_is_refused_and_the_saved_one_kept(body):
+    fs = workspace()
+    fs.pipe_file("memory/x.md", MEMORY.format(d="MES is the source", b="MES.").encode())
+    before = fs.raw.cat_file("memory/x.md")
+    with pytest.raises(CopiedTextError) as e:
+        fs.pipe_file("memory/x.md", MEMORY.format(d="d", b=body).encode())
+    assert str(e.value) == RECEIPT.format(path="memory/x.md")
+    assert fs.raw.cat_file("memory/x.md") == before
+    again = pickle.loads(pickle.dumps(e.value))
+    assert again.what == "receipt" and str(again) == str(e.value)
+
+
+def test_prose_about_writes_is_stored():
+    fs = workspace()
+    body = "Overwrote the QA report on Monday (the old one was 290 bytes short)."
+    fs.pipe_file("memory/x.md", MEMORY.format(d="d", b=body).encode())
+    assert body in fs.raw.cat_file("memory/x.md").decode()
