@@ -59,6 +59,11 @@ class AgentManifest(BaseModel):
     index_nudge: bool = False
     """After a memory write that no index line links, the receipt gives the line to append.
     Off by default: the index is the agent's to curate, not reconciled by the platform."""
+    keep_memory: bool = False
+    """``write_file`` over a memory file that keeps none of its body's lines (as the turn first
+    read it) is refused, saying to write a new file or edit the part that changed: a small
+    model reads a memory, then replaces it with the new fact. Off by default until the live
+    check measures it (``levers=…+keep``)."""
 
     @field_validator("context_files")
     @classmethod

@@ -723,6 +723,7 @@ class _Settings:
     read_before_write: bool
     write_receipt: bool
     index_nudge: bool
+    keep_memory: bool = False
 
 
 class FileToolExecutor:
@@ -757,6 +758,7 @@ class FileToolExecutor:
         read_before_write: bool | None = None,
         write_receipt: bool | None = None,
         index_nudge: bool | None = None,
+        keep_memory: bool | None = None,
         actor: str | None = None,
         memory_file_writes: bool = True,
         other_tools: Iterable[str] = (),
@@ -776,6 +778,7 @@ class FileToolExecutor:
             read_before_write=setting("read_before_write", read_before_write, True),
             write_receipt=setting("write_receipt", write_receipt, True),
             index_nudge=setting("index_nudge", index_nudge, False),
+            keep_memory=setting("keep_memory", keep_memory, False),
         )
         self.names: tuple[str, ...] = FILE_TOOL_NAMES if tools is None else tuple(tools)
         file_tool_schemas(self.names)  # validates the names
@@ -799,6 +802,7 @@ class FileToolExecutor:
     def begin_turn(self, context_block: str = "") -> None:
         """Forget what the previous turn read; ``context_block`` is what this turn was shown."""
         self._seen = {}
+        self._first: dict[str, bytes] = {}  # each file as this turn first had it (b"": made)
         self._shown = shown_files(context_block)
 
     def schemas(self) -> list[dict[str, Any]]:
@@ -862,6 +866,28 @@ class FileToolExecutor:
 
     def _saw(self, rel: str, stored: bytes) -> None:
         self._seen[rel] = content_sha256(stored)
+        self._first.setdefault(rel, stored)
+
+    def _check_kept(self, rel: str, first: bytes | None, data: bytes) -> None:
+        """With ``keep_memory``, refuse an overwrite of a memory file that keeps none of the
+        body lines it had when this turn first read it (a file this turn made is its own)."""
+        layout = self.fs.layout
+        if not self.settings.keep_memory or not first or not layout.is_memory_file(rel):
+            return
+        old = [ln.strip() for ln in parse_memory(first, rel).body.splitlines() if ln.strip()]
+        new = data.decode("utf-8", "replace")
+        if not old or any(ln in new for ln in old):
+            return
+        name = parse_memory(data, rel).name
+        other = layout.memory_path(safe_memory_name(name)) if name else ""
+        if not other or other == rel or normalize(other) != other:
+            other = layout.memory_path("<new-name>")
+        said = old[0] if len(old[0]) <= 80 else old[0][:79] + "…"
+        raise ToolCallError(
+            f"write_file would replace everything {rel} says ({said!r}); nothing was written. A "
+            f"memory stays until the user asks to change it: to save a new fact, write a new file "
+            f"such as {other}; to change this memory, edit_file the part that changed."
+        )
 
     def _receipt(self, rel: str, stored: bytes, sent: bytes | None) -> str:
         if not self.settings.write_receipt:
@@ -963,9 +989,13 @@ class FileToolExecutor:
             try:
                 stored = fs.save(rel, data, create=True)
                 verb = "Created"
+                self._first.setdefault(rel, b"")
             except PathConflictError:
+                first = self._first[rel] if rel in self._first else fs.raw.cat_file(rel)
+                self._check_kept(rel, first, data)
                 stored = fs.save(rel, data)
         elif rel in self._seen:
+            self._check_kept(rel, self._first.get(rel), data)
             try:
                 stored = fs.save(rel, data, expected_sha256=self._seen[rel])
             except PreconditionFailedError:
@@ -976,10 +1006,12 @@ class FileToolExecutor:
             except FileNotFoundError:
                 stored = fs.save(rel, data, create=True)
                 verb = "Created"
+                self._first.setdefault(rel, b"")
             else:
                 text = raw.decode("utf-8", "replace")
                 if self._shown[rel] not in {framed_body(text, f) for f in FRAMINGS}:
                     raise self._changed_since(rel, "was shown")
+                self._check_kept(rel, raw, data)
                 try:
                     stored = fs.save(rel, data, expected_sha256=content_sha256(raw))
                 except PreconditionFailedError:
@@ -988,6 +1020,7 @@ class FileToolExecutor:
             try:
                 stored = fs.save(rel, data, create=True)
                 verb = "Created"
+                self._first.setdefault(rel, b"")  # made by this turn: its own to rewrite
             except PathConflictError:
                 raise self._refuse_unread(rel, fs.raw.cat_file(rel), data) from None
         self._saw(rel, stored)

@@ -6,8 +6,8 @@ where the context block goes and how it is framed (the turn builder's ``placemen
 ``remember`` only, ``remember_facts`` only, or ``remember_by_kind`` only; ``force``: the named
 saver forced on the first step of a turn whose user message asks to remember,
 :func:`~memfs_litellm.runner.asks_to_remember`), and the write-time levers — read before
-overwrite, the write receipt, the index nudge (the manifest's settings)
-and the runner's loop guard. On the command line::
+overwrite, the write receipt, the index nudge, keeping a memory's lines on overwrite (the
+manifest's settings) and the runner's loop guard. On the command line::
 
     --arm b=prompt=full,levers=none
     --arm c=prompt=full,levers=read+receipt+loop
@@ -53,6 +53,7 @@ LEVERS: dict[str, str] = {
     "receipt": "write_receipt",
     "loop": "loop_guard",
     "nudge": "index_nudge",
+    "keep": "keep_memory",
 }
 """Short lever names (``levers=read+receipt``) → the :class:`Arm` field each one sets."""
 
@@ -79,6 +80,7 @@ class Arm(BaseModel):
     write_receipt: bool = True
     loop_guard: bool = True
     index_nudge: bool = False
+    keep_memory: bool = False
     memory_tools: MemoryTools = "files"
     force_remember: bool = False
 
@@ -103,6 +105,7 @@ class Arm(BaseModel):
             read_before_write=self.read_before_write,
             write_receipt=self.write_receipt,
             index_nudge=self.index_nudge,
+            keep_memory=self.keep_memory,
         )
 
     @property
