@@ -27,7 +27,7 @@ from memfs_eval.report import RunConfig
 from memfs_eval.scenario import load_scenarios
 from memfs_litellm import TurnOptions, run_turn
 from memfs_litellm.platform_tools import is_file_tool, tool_schemas
-from memfs_litellm.runner import memory_saver
+from memfs_litellm.runner import MemoryTools, memory_saver
 from tests.conftest import CallingModel
 
 TODAY = dt.date(2026, 12, 1)
@@ -129,7 +129,7 @@ def test_the_schema_holds_each_fact_inline_and_is_offered_only_when_named():
     assert REMEMBER_FACTS in FILE_WRITE_TOOLS and is_file_tool(REMEMBER_FACTS)
     names = [s["function"]["name"] for s in tool_schemas("files-only", saver=REMEMBER_FACTS)]
     assert names[-1] == REMEMBER_FACTS and REMEMBER not in names
-    memory = ("files", "files+remember", "remember", "facts", "kinds")
+    memory: tuple[MemoryTools, ...] = ("files", "files+remember", "remember", "facts", "kinds")
     assert [memory_saver(m) for m in memory] == [
         None,
         REMEMBER,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import errno
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from memfs import InMemoryFileStore, MemFS
@@ -310,7 +311,7 @@ def test_a_copied_transcript_shares_no_container_with_the_callers(memfs):
     # nested lists and dicts (tool calls, content parts) are copied; an object that is not
     # JSON-shaped is deep-copied; strings and numbers are shared, nothing can change them
     marker = Fraction(1, 3)
-    history = [
+    history: list[dict[str, Any]] = [
         {
             "role": "assistant",
             "content": [{"type": "text", "text": "a"}],
