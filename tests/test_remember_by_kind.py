@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import functools
 import json
 
 import pytest
@@ -11,33 +9,18 @@ from memfs import (
     FILE_WRITE_TOOLS,
     REMEMBER_BY_KIND,
     FileToolExecutor,
-    InMemoryFileStore,
-    MemFS,
     file_tool_schemas,
     parse_memory,
 )
 from memfs.tools import RememberByKindArgs
 
-from memfs_eval.arms import parse_arm
-from memfs_eval.harness import load_results, run_eval
-from memfs_eval.report import RunConfig
-from memfs_eval.scenario import load_scenarios
-from memfs_litellm import TurnOptions, run_turn
+from memfs_litellm import TurnOptions
 from memfs_litellm.platform_tools import is_file_tool
-from tests.conftest import CallingModel
+from tests.test_remember_facts import run_scripted_arm, text, workspace
 
-TODAY = dt.date(2026, 12, 1)
 TOOLS = ["read_file", "write_file", REMEMBER_BY_KIND]
 YIELD = "The authoritative source for yield is the MES daily_yield table, not the QA weekly report."
 ROLE = "I am a process engineer, so there is no need to explain Cpk to me."
-
-
-def workspace() -> MemFS:
-    return MemFS(InMemoryFileStore(), clock=lambda: TODAY)
-
-
-def text(fs: MemFS, path: str) -> str:
-    return fs.raw.cat_file(path).decode("utf-8")
 
 
 def test_each_list_gives_its_type_and_each_fact_its_own_file_name_and_index_line():
@@ -207,22 +190,14 @@ def test_the_schema_is_four_lists_of_strings_offered_only_when_named():
 def test_the_kinds_arm_forces_remember_by_kind_and_refuses_memory_paths_to_the_file_tools(
     tmp_path,
 ):
-    model = CallingModel(
+    result, model = run_scripted_arm(
+        tmp_path,
+        "k=memory=kinds,force=on,tools=files-only",
         [
             (REMEMBER_BY_KIND, {"about_this_work": [YIELD], "about_the_user": [ROLE]}),
             ("write_file", {"path": "MEMORY.md", "content": "x"}),
-        ]
+        ],
     )
-    arm = parse_arm("k=memory=kinds,force=on,tools=files-only")
-    run_eval(
-        RunConfig(model="scripted", n=1, scenarios=["s45-write-en"], arms=[arm], max_steps=4),
-        load_scenarios(["s45-write-en"]),
-        tmp_path / "run",
-        turn_runner=functools.partial(run_turn, completion=model),
-        system_prompt="You are the app.",
-        now=lambda: dt.datetime(2026, 12, 2, tzinfo=dt.UTC),
-    )
-    (result,) = load_results(tmp_path / "run")
     assert result.record.offered_tools[-1] == REMEMBER_BY_KIND
     forced = [r.get("tool_choice") for r in model.requests]
     assert forced[0] == {"type": "function", "function": {"name": REMEMBER_BY_KIND}}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 from memfs import (
@@ -139,17 +141,20 @@ def test_the_schema_holds_each_fact_inline_and_is_offered_only_when_named():
     ]
 
 
-def test_the_facts_arm_forces_remember_facts_and_refuses_memory_paths_to_the_file_tools(tmp_path):
-    # both facts of s45-write in one remember_facts call, then write_file on the index
-    model = CallingModel(
-        [
-            (REMEMBER_FACTS, {"facts": [YIELD, {**ROLE, "body": "I am a process engineer."}]}),
-            ("write_file", {"path": "MEMORY.md", "content": "x"}),
-        ]
-    )
-    arm = parse_arm("l=memory=facts,force=on,tools=files-only")
+def run_scripted_arm(
+    tmp_path: Path, arm_spec: str, calls: list[tuple[str, dict[str, Any]]]
+) -> tuple[Any, CallingModel]:
+    """One s45-write-en sample of the arm ``arm_spec`` whose model makes ``calls``: its result
+    as the live check stores it, and the model (its requests)."""
+    model = CallingModel(calls)
     run_eval(
-        RunConfig(model="scripted", n=1, scenarios=["s45-write-en"], arms=[arm], max_steps=4),
+        RunConfig(
+            model="scripted",
+            n=1,
+            scenarios=["s45-write-en"],
+            arms=[parse_arm(arm_spec)],
+            max_steps=4,
+        ),
         load_scenarios(["s45-write-en"]),
         tmp_path / "run",
         turn_runner=functools.partial(run_turn, completion=model),
@@ -157,6 +162,19 @@ def test_the_facts_arm_forces_remember_facts_and_refuses_memory_paths_to_the_fil
         now=lambda: dt.datetime(2026, 12, 2, tzinfo=dt.UTC),
     )
     (result,) = load_results(tmp_path / "run")
+    return result, model
+
+
+def test_the_facts_arm_forces_remember_facts_and_refuses_memory_paths_to_the_file_tools(tmp_path):
+    # both facts of s45-write in one remember_facts call, then write_file on the index
+    result, model = run_scripted_arm(
+        tmp_path,
+        "l=memory=facts,force=on,tools=files-only",
+        [
+            (REMEMBER_FACTS, {"facts": [YIELD, {**ROLE, "body": "I am a process engineer."}]}),
+            ("write_file", {"path": "MEMORY.md", "content": "x"}),
+        ],
+    )
     assert result.record.offered_tools[-1] == REMEMBER_FACTS
     assert REMEMBER not in result.record.offered_tools
     forced = [r.get("tool_choice") for r in model.requests]
