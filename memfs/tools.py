@@ -838,13 +838,15 @@ class FileToolExecutor:
         except ToolCallError as e:
             return escape_for_agent(f"Error: {e}")
         except Exception as e:
-            # A refusal or a storage failure, in the words every surface uses for it (a missing
-            # credential reads the same here as on the command line); a bug propagates.
-            if not is_expected_failure(e):
-                raise
-            target = getattr(self.fs.store, "url", None)
-            line = describe_storage_failure(e, target, action=name)
-            return escape_for_agent(f"Error: {line}")
+            return escape_for_agent(self._failure(e, name))
+
+    def _failure(self, e: Exception, action: str) -> str:
+        """A refusal or a storage failure, in the words every surface uses for it (a missing
+        credential reads the same here as on the command line); a bug propagates."""
+        if not is_expected_failure(e):
+            raise e
+        target = getattr(self.fs.store, "url", None)
+        return f"Error: {describe_storage_failure(e, target, action=action)}"
 
     def _refuse_memory_path(self, name: str, args: Any) -> None:
         if self.memory_file_writes or name not in _MEMORY_WRITERS:
@@ -878,10 +880,7 @@ class FileToolExecutor:
         new = data.decode("utf-8", "replace")
         if not old or any(ln in new for ln in old):
             return
-        name = parse_memory(data, rel).name
-        other = layout.memory_path(safe_memory_name(name)) if name else ""
-        if not other or other == rel or normalize(other) != other:
-            other = layout.memory_path("<new-name>")
+        other = self._new_name(rel, data)
         said = old[0] if len(old[0]) <= 80 else old[0][:79] + "…"
         raise ToolCallError(
             f"write_file would replace everything {rel} says ({said!r}); nothing was written. A "
@@ -948,13 +947,20 @@ class FileToolExecutor:
             )
         return text
 
+    def _new_name(self, rel: str, sent: bytes) -> str:
+        """The file a refused write of ``sent`` over the memory ``rel`` could go to instead: its
+        frontmatter's name in the safe form, or a placeholder."""
+        layout = self.fs.layout
+        name = parse_memory(sent, rel).name
+        other = layout.memory_path(safe_memory_name(name)) if name else ""
+        if not other or other == rel or normalize(other) != other:
+            other = layout.memory_path("<new-name>")
+        return other
+
     def _refuse_unread(self, rel: str, raw: bytes, sent: bytes) -> ToolCallError:
         layout = self.fs.layout
         if layout.is_memory_file(rel):
-            name = parse_memory(sent, rel).name
-            other = layout.memory_path(safe_memory_name(name)) if name else ""
-            if not other or other == rel or normalize(other) != other:
-                other = layout.memory_path("<new-name>")
+            other = self._new_name(rel, sent)
             todo = (
                 f"To save a new fact, write a new file such as {other}; to change this one, "
                 "read_file it first, then edit_file."
@@ -1144,10 +1150,7 @@ class FileToolExecutor:
         except ToolCallError as e:
             return f"Error: {e}"
         except Exception as e:
-            if not is_expected_failure(e):
-                raise
-            line = describe_storage_failure(e, getattr(self.fs.store, "url", None), action=tool)
-            return f"Error: {line}"
+            return self._failure(e, tool)
 
     def _remember_facts(self, args: RememberFactsArgs) -> str:
         """Each fact as :meth:`_remember` saves it; a fact refused does not stop the others."""
