@@ -406,14 +406,61 @@ def _copies_help(value: str) -> bool:
     return _copies_one_of(value, _REMEMBER_HELP)
 
 
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut at a word to about ``limit`` characters, '…' where it was cut."""
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
 def _first_sentence(text: str, limit: int = 150) -> str:
     """The first sentence of ``text`` on one line, cut at a word to about ``limit`` chars."""
     line = " ".join(text.split())
     m = re.match(r"(.+?[.!?。！？])(?:\s|$)", line)
-    sentence = m.group(1) if m else line
-    if len(sentence) <= limit:
-        return sentence
-    return sentence[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return _cut(m.group(1) if m else line, limit)
+
+
+_FIRST_NUMBER = re.compile(r"\s*(?:(?P<paren>[(（])1[)）]|1(?P<mark>[.)、:：]))(?!\d)\s*")
+"""The number a text sent as a numbered list starts with: ``1.``, ``1)``, ``1、``, ``(1)``."""
+_BULLET = re.compile(r"\s*[-*•]\s+")
+_ITEM_END = ",;:，；、。"
+"""What an item of a numbered list may end with before the next number."""
+
+
+def _list_items(text: str) -> list[str]:
+    """The items of a fact sent as a numbered list (``1. … 2. …``, ``(1) … (2) …``, numbered
+    on from 1 in one style), without their numbers; a bullet's mark dropped; any other text
+    alone. A small model sends a whole message as one fact: named and described after the
+    text as it is, the memory would be named ``1-…-2-…`` and described as "1."."""
+    first = _FIRST_NUMBER.match(text)
+    if first is None:
+        bullet = _BULLET.match(text)
+        return [text[bullet.end() :] if bullet else text]
+    items, rest, n = [], text[first.end() :], 2
+    while True:
+        number = re.escape(str(n))
+        mark = (
+            rf"[(（]{number}[)）]"
+            if first.group("paren")
+            else rf"(?<!\d){number}{re.escape(first.group('mark'))}(?!\d)"
+        )
+        nxt = re.search(mark, rest)
+        if nxt is None:
+            break
+        items.append(rest[: nxt.start()])
+        rest, n = rest[nxt.end() :], n + 1
+    items.append(rest)
+    kept = [item.strip().rstrip(_ITEM_END) for item in items if item.strip().rstrip(_ITEM_END)]
+    return kept or [text]
+
+
+def _summary(text: str, limit: int = 150) -> str:
+    """A description for a fact sent without one: its first sentence, or for a numbered list
+    each item's first sentence joined by ``; ``, cut at a word to about ``limit`` chars."""
+    items = _list_items(text)
+    if len(items) == 1:
+        return _first_sentence(items[0], limit)
+    return _cut("; ".join(_first_sentence(item, limit).rstrip(".。") for item in items), limit)
 
 
 _NAME_WORDS = 5
@@ -423,8 +470,9 @@ _NAME_WORD_CHARS = 16
 
 
 def _name_of(fact: str) -> str:
-    """A memory name made from the fact's first words (``remember_by_kind`` asks for none)."""
-    words = re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", fact))
+    """A memory name made from the fact's first words, its first item's when it is a numbered
+    list (``remember_by_kind`` asks for none)."""
+    words = re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", _list_items(fact)[0]))
     return " ".join(w[:_NAME_WORD_CHARS] for w in words[:_NAME_WORDS]) or "memory"
 
 
@@ -452,7 +500,7 @@ def _repair_copied_arguments(
                 f"The description is this tool's own help text copied back, not the fact; "
                 f"write the fact itself (one line saying what it holds) and call {tool} again."
             )
-        fields["description"] = _first_sentence(args.body)
+        fields["description"] = _summary(args.body)
         notes.append("the description was this tool's help text; the body's first sentence is used")
     if args.hook and _copies_help(args.hook):
         fields["hook"] = ""
@@ -1175,7 +1223,7 @@ class FileToolExecutor:
         for n, (kind, text) in enumerate(facts, 1):
             fact = RememberArgs(
                 name=_name_of(text),
-                description=_first_sentence(text),
+                description=_summary(text),
                 type=_KINDS[kind][0],
                 body=text,
             )

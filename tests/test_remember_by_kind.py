@@ -222,3 +222,45 @@ def test_a_bug_under_one_fact_propagates_instead_of_reading_as_a_refusal(monkeyp
     monkeypatch.setattr(ex, "fs", fs)
     with pytest.raises(RuntimeError, match="a bug"):
         ex.execute(REMEMBER_BY_KIND, {"about_the_user": [ROLE]})
+
+
+@pytest.mark.parametrize(
+    ("fact", "path", "description"),
+    [
+        (
+            "1. 準時與否是最重要的指標 2. 我是物流主管",
+            "memory/準時與否是最重要的指標.md",
+            "準時與否是最重要的指標; 我是物流主管",
+        ),
+        (
+            "1.準時與否是最重要的指標。2.我是物流主管。",
+            "memory/準時與否是最重要的指標.md",
+            "準時與否是最重要的指標; 我是物流主管",
+        ),
+        (
+            "(1) The Cpk limit is 1.33. Below it we stop the line. (2) I lead QA",
+            "memory/the-cpk-limit-is-1.md",
+            "The Cpk limit is 1.33; I lead QA",
+        ),
+        (
+            "1) ship by Friday; 2) call Bob; 3) book the room",
+            "memory/ship-by-friday.md",
+            "ship by Friday; call Bob; book the room",
+        ),
+        ("1、先看良率 2、再看 Cpk", "memory/先看良率.md", "先看良率; 再看 Cpk"),
+        ("1. only one item", "memory/only-one-item.md", "only one item"),
+        ("- a bullet's fact", "memory/a-bullet-s-fact.md", "a bullet's fact"),
+        # a number that is no list's first: the text as it is
+        ("1.5 hours is the limit", "memory/1-5-hours-is-the.md", "1.5 hours is the limit"),
+        ("2. second without a first", "memory/2-second-without-a-first.md", "2."),
+        ("1. Keep a 2.5% margin", "memory/keep-a-2-5-margin.md", "Keep a 2.5% margin"),
+        ("1.", "memory/1.md", "1."),
+    ],
+)
+def test_a_message_sent_as_one_numbered_fact_is_named_after_its_first_item(fact, path, description):
+    fs = workspace()
+    out = FileToolExecutor(fs, tools=TOOLS).execute(REMEMBER_BY_KIND, {"about_this_work": [fact]})
+    assert f"Remembered {path}" in out, out
+    memory = parse_memory(text(fs, path), path)
+    # the body keeps the fact as it was sent; only its name and description leave the numbers
+    assert memory.description == description and memory.body == f"{fact.strip()}\n"
