@@ -177,24 +177,32 @@ def measure_sizes(
     sizes: tuple[int, ...],
     repeats: int,
     process_sizes: tuple[int, ...] = PROCESS_SIZES,
+    paths: tuple[str, ...] = tuple(TARGETS),
 ) -> dict[str, dict]:
-    """``{path: {size: Comparison.summary()}}``, cold caches before each pass (a process's)."""
+    """``{path: {size: Comparison.summary()}}`` for each of ``paths`` (of :data:`TARGETS`),
+    cold caches before each pass (a process's)."""
     out: dict[str, dict] = {name: {} for name in TARGETS}
     with tempfile.TemporaryDirectory(prefix="memfs-pycache-") as pycache:
         env = child_env(pycache)
         for n in sizes:
             root = ws.generated_dir(n)
-            _measure_in_process(out, root, n, repeats)
+            _measure_in_process(out, root, n, repeats, paths)
             if n in process_sizes:
                 for name, (label, base, cand) in process_pairs(root, env).items():
+                    if name not in paths:
+                        continue
                     c = compare_processes(base, cand, env, repeats, (label, name))
                     out[name][str(n)] = c.summary()
                     print(f"{name} at {n:,} files: {c.ratio_paired:.2f}× {label}", file=sys.stderr)
     return {name: by_size for name, by_size in out.items() if by_size}
 
 
-def _measure_in_process(out: dict[str, dict], root: str, n: int, repeats: int) -> None:
+def _measure_in_process(
+    out: dict[str, dict], root: str, n: int, repeats: int, paths: tuple[str, ...]
+) -> None:
     for name, (label, base, cand) in pairs(root).items():
+        if name not in paths:
+            continue
         c: Comparison = compare(
             base,
             cand,
@@ -276,21 +284,32 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(map(str, PROCESS_SIZES)),
         help="the sizes (of --sizes) that also run the whole-process rows",
     )
+    ap.add_argument(
+        "--rows",
+        default=",".join(ROW_IDS.values()),
+        help=f"the rows to time, of: {', '.join(f'{i} ({n})' for n, i in ROW_IDS.items())}",
+    )
     ap.add_argument("--out", default=str(RESULTS), help="directory for the results file")
     ap.add_argument("--plot", default=str(PLOT), help="the PNG to write")
     args = ap.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(","))
+    rows_asked = [r.strip() for r in args.rows.split(",") if r.strip()]
+    unknown = [r for r in rows_asked if r not in ROW_IDS.values()]
+    if unknown:
+        ap.error(f"--rows: no row {', '.join(unknown)}; the rows are {', '.join(ROW_IDS.values())}")
+    paths = tuple(name for name, row in ROW_IDS.items() if row in rows_asked)
     load_before = os.getloadavg()
     with Workspaces() as ws:
         process_sizes = tuple(int(s) for s in args.process_sizes.split(",") if s)
-        figures = measure_sizes(ws, sizes, args.repeats, process_sizes)
+        figures = measure_sizes(ws, sizes, args.repeats, process_sizes, paths)
     stamp = dt.datetime.now(dt.UTC).date().isoformat()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"scaling-{stamp}.json"
     report = {
         "command": f"python -m benchmarks.bench_scaling --sizes {args.sizes} "
-        f"--repeats {args.repeats} --process-sizes {args.process_sizes}",
+        f"--repeats {args.repeats} --process-sizes {args.process_sizes}"
+        + ("" if paths == tuple(TARGETS) else f" --rows {','.join(ROW_IDS[p] for p in paths)}"),
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
         "load_average": {"start": load_before, "end": os.getloadavg()},

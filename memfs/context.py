@@ -152,8 +152,8 @@ def build_context_block(
     raw = _read_context_bytes(fs, manifest)
     if not raw:
         return ""
-    key = (framing, *(path for path, _ in raw))
-    contents = tuple(bytes(data) for _, data in raw)  # no copy for bytes; freezes a bytearray
+    key = (framing, *[path for path, _ in raw])
+    contents = tuple([bytes(data) for _, data in raw])  # no copy for bytes; freezes a bytearray
     block = _block_memo.get(key, contents)
     if block is None:
         block = context_files_block(

@@ -30,3 +30,20 @@ def test_a_small_run_writes_every_path_at_every_size_and_the_plot(tmp_path: Path
     rows = bench_scaling.rows(figures)
     assert [r.id for r in rows] == ["21", "22", "23", "24", "25", "23b"]
     assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_rows_limits_a_run_to_the_rows_named_and_an_unknown_row_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    png = tmp_path / "scaling.png"
+    args = ["--sizes", "10", "--repeats", "1", "--process-sizes", "10", "--out", str(tmp_path)]
+    code = bench_scaling.main([*args, "--plot", str(png), "--rows", "23b,24"])
+    assert code == 0
+    (results,) = tmp_path.glob("scaling-*.json")
+    report = json.loads(results.read_text())
+    assert set(report["figures"]) == {"chat turn, 60 messages", "memfs stats (process)"}
+    assert report["command"].endswith("--rows 24,23b")
+    with pytest.raises(SystemExit) as exit_:
+        bench_scaling.main([*args, "--rows", "23,26"])
+    assert exit_.value.code == 2
+    assert "--rows: no row 26; the rows are 21, 22, 23, 24, 25, 23b" in capsys.readouterr().err

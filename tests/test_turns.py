@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 import errno
+import pickle
 from fractions import Fraction
 from typing import Any
 
+import pydantic
 import pytest
 from memfs import InMemoryFileStore, MemFS
 from memfs.context import FRAMINGS, build_context_block
@@ -335,3 +337,28 @@ def test_a_copied_transcript_shares_no_container_with_the_callers(memfs):
         got["meta"]["tags"].append("y")
     assert history == before
     assert turn.messages[1] is not turn.persist[0]
+
+
+def test_a_built_turn_is_the_model_pydantic_would_construct_frozen_and_complete():
+    fs = MemFS(InMemoryFileStore())
+    fs.pipe_file("MEMORY.md", INDEX)
+    turn = chat(fs, system_suffix="Tools: read_file.")
+    # every field set, as model_construct sets them when each is given
+    assert set(vars(turn)) == set(ChatTurn.model_fields) == turn.model_fields_set
+    same = ChatTurn.model_construct(**vars(turn))
+    assert turn == same and turn.model_dump() == same.model_dump()
+    assert turn.model_extra is None and turn.__pydantic_private__ is None
+    # a pydantic that kept more per-instance state than these four would build it otherwise
+    assert set(pydantic.BaseModel.__slots__) == {
+        "__dict__",
+        "__pydantic_fields_set__",
+        "__pydantic_extra__",
+        "__pydantic_private__",
+    }
+    with pytest.raises(pydantic.ValidationError, match="frozen"):
+        turn.context_block = ""
+    copied = turn.model_copy(update={"mode": "workflow"})
+    assert copied.mode == "workflow" and turn.mode == "chat"
+    assert pickle.loads(pickle.dumps(turn)) == turn
+    assert ChatTurn.model_validate(turn.model_dump()) == turn
+    assert turn.system_prompt.endswith("\n\nTools: read_file.")
