@@ -309,10 +309,14 @@ def test_an_unknown_mode_is_refused_naming_the_modes(memfs):
         )
 
 
-def test_a_copied_transcript_shares_no_container_with_the_callers(memfs):
+@pytest.mark.parametrize(
+    "marker",
+    [Fraction(1, 3), 0.5],
+    ids=["an object marshal cannot copy: each message copied on its own", "plain data"],
+)
+def test_a_copied_transcript_shares_no_container_with_the_callers(memfs, marker):
     # nested lists and dicts (tool calls, content parts) are copied; an object that is not
-    # JSON-shaped is deep-copied; strings and numbers are shared, nothing can change them
-    marker = Fraction(1, 3)
+    # JSON-shaped is deep-copied; strings and numbers need no copy, nothing can change them
     history: list[dict[str, Any]] = [
         {
             "role": "assistant",
