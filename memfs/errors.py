@@ -548,6 +548,27 @@ class CopiedTextError(ValueError):
         return (type(self), (self.path, self.what))
 
 
+class UnreadableMemoryError(ValueError):
+    """A write refused: it would turn a memory memfs can read into one it cannot — no
+    frontmatter (the opening ``---`` glued to the next line, a fence missing) or frontmatter
+    no reader can use. Stored, the memory would lose its name, description, type and date,
+    and the staleness reminder would never fire again. ``problem`` says what is wrong with
+    the content sent. Nothing was stored."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path, self.problem = path, problem
+        super().__init__(
+            f"Refused to write {path!r}: {problem}, and memfs could no longer read the "
+            "memory's name, description, type and date. Nothing was written. Keep the --- "
+            "block at the top: a line --- alone, the name, description and metadata lines, a "
+            "line --- alone, then the body. To replace the memory with a file that is not a "
+            "memory, delete it first."
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path, self.problem))
+
+
 # -- what is not installed ------------------------------------------------------------------------
 
 
@@ -681,6 +702,7 @@ __all__ = [
     "DISTRIBUTION",
     "BucketNotFoundError",
     "ConditionalWriteTooLargeError",
+    "CopiedTextError",
     "CredentialRefusedError",
     "FrontmatterStampError",
     "MemoryFileTooLargeError",
@@ -692,6 +714,7 @@ __all__ = [
     "ReadOnlyError",
     "SearchPatternError",
     "ToolCallError",
+    "UnreadableMemoryError",
     "UnsafePathError",
     "UpdateConflictError",
     "VersionError",

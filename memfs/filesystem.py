@@ -11,8 +11,9 @@ is written once, here:
   body sets the layout's date key to the change date from the clock, whatever date the caller
   wrote (a move, a copy or a change to the frontmatter alone keeps the date the file had): the
   filesystem, not the model, knows when a change happened; only a migration
-  (:meth:`MemFS.migrating`) keeps a store's own dates. Those rules and the credential guard
-  are one :class:`~memfs.write_rules.WriteRules`, applied at every write path below;
+  (:meth:`MemFS.migrating`) keeps a store's own dates; a rewrite that would leave a readable
+  memory without readable frontmatter is refused. Those rules and the credential guard are
+  one :class:`~memfs.write_rules.WriteRules`, applied at every write path below;
 * ``read_only=True`` (or ``fs.read_only()``) refuses every mutation with
   ``PermissionError(errno.EROFS)`` — the mount workflow runs get;
 * every path is confined to the workspace (:mod:`memfs.paths`);
@@ -358,8 +359,10 @@ class MemFS(AbstractFileSystem):
         ``dated_by`` is what the date of a memory file is decided against
         (:meth:`prepare_write`): the stored bytes the caller read (hashing to
         ``expected_sha256``), or the file a move or copy takes ``data`` from. Without it the
-        write path uses the content it replaces: read once for a memory file written with a
-        hash alone or blindly, unless versioning the write reads it anyway.
+        write path uses the content it replaces, which the write rules also need to keep a
+        readable memory readable (:meth:`~memfs.write_rules.WriteRules.reads_replaced`): read
+        once for a memory file written with a hash alone or blindly (or copied over),
+        unless the caller gave ``replaced`` or versioning the write reads it anyway.
         """
         self._check_writable(path, "write")
         rel = self._rel(path)
@@ -367,19 +370,22 @@ class MemFS(AbstractFileSystem):
             raise errors.is_a_directory(rel)
         data = bytes(data)
         recorded = self.records(rel)
-        if dated_by is None and not create and not self.migrates and self.rules.dates(rel):
+        rules = self.rules
+        if replaced is None and not create and rules.reads_replaced(rel, dated_by is not None):
             if expected_sha256 is not None:
-                dated_by = self._replaced(rel, expected_sha256)
+                replaced = self._replaced(rel, expected_sha256)
             elif not recorded:
                 with contextlib.suppress(FileNotFoundError):
-                    dated_by = self.store.read(rel)
+                    replaced = self.store.read(rel)
+        if dated_by is None:
+            dated_by = replaced
         if not recorded:
-            prepared = self.rules.prepared(rel, data, dated_by)
+            prepared = rules.prepared(rel, data, dated_by, replaced)
             self.store.write(rel, prepared, expected_sha256=expected_sha256, create=create)
             return prepared
         extra = {"restored_from": restored_from, "moved_from": moved_from}
         if create or expected_sha256 is not None:
-            prepared = self.rules.prepared(rel, data, dated_by)
+            prepared = rules.prepared(rel, data, dated_by, replaced)
             parent = None if create else check_sha256(expected_sha256 or "")
             if parent == content_sha256(prepared):  # no change, so no version; the store
                 # still decides whether the file holds what the caller read
@@ -389,9 +395,10 @@ class MemFS(AbstractFileSystem):
             return prepared
         return self.recorder.write_blind(
             rel,
-            # Dated against what it replaces: the read a versioned blind write makes anyway.
-            lambda current: self.rules.prepared(
-                rel, data, dated_by if dated_by is not None else current
+            # Checked and dated against what it replaces: the read a versioned blind write
+            # makes anyway.
+            lambda current: rules.prepared(
+                rel, data, dated_by if dated_by is not None else current, current
             ),
             **extra,
         )

@@ -41,12 +41,12 @@ def _decode(data: bytes) -> str:
 
 def memory_problems(record: MemoryRecord) -> list[str]:
     """What keeps a parsed memory file from the memory format, each with what to do."""
-    if not record.has_frontmatter:
-        return [
-            "no frontmatter: start the file with a --- block holding name, description and "
-            "metadata.type, then ---"
-        ]
-    if record.frontmatter_read == "none":
+    if not record.readable:
+        if not record.has_frontmatter:
+            return [
+                "no frontmatter: start the file with a --- block holding name, description and "
+                "metadata.type, then ---"
+            ]
         return ["the frontmatter is not valid YAML: name, description and metadata.type are unread"]
     problems = []
     if record.type is None:

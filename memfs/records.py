@@ -181,6 +181,13 @@ class MemoryRecord:
     def known_type(self) -> bool:
         return self.type in MEMORY_TYPES
 
+    @property
+    def readable(self) -> bool:
+        """Whether memfs can read the memory's fields (name, description, type, date): the file
+        has frontmatter and it was read, as YAML or line by line. The one test of it: the
+        receipt reports an unreadable memory, the write rules keep a readable one readable."""
+        return self.has_frontmatter and self.frontmatter_read != "none"
+
     def date(self, today: dt.date | None = None) -> tuple[str, dt.date] | None:
         """``(field, date)`` by the date precedence; a date after ``today`` is never taken."""
         for label, date in self.dates.items():

@@ -22,6 +22,7 @@ BELOW_THE_FILESYSTEM = (
     "memfs.moves",
     "memfs.paths",
     "memfs.recorder",
+    "memfs.records",
     "memfs.staleness",
     "memfs.stores",
     "memfs.tags",

@@ -74,7 +74,7 @@ def test_a_read_handle_has_the_buffered_file_surface(ws: Path) -> None:
 def test_a_read_is_one_snapshot_of_the_view(ws: Path) -> None:
     fs = MemFS(ws, clock=lambda: TODAY)
     with fs.open("memory/user-role.md", "rb") as f:
-        fs.raw.pipe_file("memory/user-role.md", b"rewritten meanwhile\n")
+        fs.raw.pipe_file("memory/user-role.md", ROLE + b"rewritten meanwhile\n")
         assert f.read() == decorated(30)  # size, details and bytes are the open's read
 
 
