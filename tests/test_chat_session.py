@@ -89,10 +89,12 @@ def test_the_command_says_a_claude_code_layout_and_honours_no_memory(
 @pytest.mark.parametrize(
     ("model", "flag", "tools", "forced"),
     [
-        ("openai/local", [], "remember", ["remember", None]),  # the local small model: measured
+        ("openai/local", [], "facts", ["remember_facts", None]),  # the local model: measured
         ("openai/x", [], "files", [None, None]),
         ("openai/local", ["--memory-tool", "files"], "files", [None, None]),
         ("openai/x", ["--memory-tool", "remember"], "remember", ["remember", None]),
+        ("openai/local", ["--memory-tool", "remember"], "remember", ["remember", None]),
+        ("openai/x", ["--memory-tool", "facts"], "facts", ["remember_facts", None]),
     ],
 )
 def test_the_memory_tool_follows_the_model_unless_chosen(

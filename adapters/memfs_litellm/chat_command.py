@@ -126,11 +126,14 @@ def chat_loop(
 ) -> int:
     """Read lines, run one turn per line, print tool calls and replies; returns turns run.
 
-    ``force_remember`` forces the ``remember`` tool on the first step of a turn whose message
+    ``force_remember`` forces the tool that saves memory in this chat (``remember``, or
+    ``remember_facts`` with ``memory_tools="facts"``) on the first step of a turn whose message
     asks to remember (:func:`~memfs_litellm.runner.asks_to_remember`)."""
     from memfs import REMEMBER
 
-    from memfs_litellm.runner import asks_to_remember
+    from memfs_litellm.runner import asks_to_remember, memory_saver
+
+    saver = memory_saver(turn_options.get("memory_tools", "files")) or REMEMBER
 
     if run is None:
         from memfs_litellm.runner import run_turn
@@ -177,7 +180,7 @@ def chat_loop(
                 user_message=text,
                 transcript=transcript,
                 completion_kwargs=completion_kwargs,
-                first_tool=REMEMBER if force_remember and asks_to_remember(text) else None,
+                first_tool=saver if force_remember and asks_to_remember(text) else None,
                 **turn_options,
             )
         except Exception as e:  # a provider error must not end the session
@@ -221,11 +224,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--memory-tool",
-        choices=["auto", "files", "remember"],
+        choices=["auto", "files", "remember", "facts"],
         default="auto",
         help="how memory is written: files (the file tools, as Claude Code does), remember (the "
-        "structured tool only, forced on a message that asks to remember); auto: remember for "
-        "the local model, files for any other (default: auto)",
+        "structured tool only, one fact a call), facts (remember_facts only, every fact of a "
+        "message in one call); remember and facts are forced on a message that asks to "
+        "remember; auto: facts for the local model, files for any other (default: auto)",
     )
     parser.add_argument("--workflow", action="store_true", help="read-only turns (a workflow)")
     parser.add_argument("--context-window", type=int, help="model window (sent to Ollama)")
@@ -259,7 +263,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
 
     memory_tool = args.memory_tool
     if memory_tool == "auto":  # what the live check measured best for the model behind it
-        memory_tool = "remember" if model == local_model.LITELLM_MODEL else "files"
+        memory_tool = "facts" if model == local_model.LITELLM_MODEL else "files"
     chat_loop(
         fs,
         manifest,
@@ -270,6 +274,6 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         context_window=args.context_window,
         max_steps=args.max_steps,
         memory_tools=memory_tool,
-        force_remember=memory_tool == "remember",
+        force_remember=memory_tool != "files",
     )
     return 0
