@@ -66,17 +66,22 @@ class Comparison(BaseModel):
         }
 
 
-def _batch(fn: Callable[[], object], number: int, setup: Callable[[], object] | None) -> float:
+def _batch(
+    fn: Callable[[], object],
+    number: int,
+    setup: Callable[[], object] | None,
+    timer: Callable[[], float] = time.perf_counter,
+) -> float:
     if setup is not None:
         setup()
     gc.collect()
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        start = time.perf_counter()
+        start = timer()
         for _ in range(number):
             fn()
-        return time.perf_counter() - start
+        return timer() - start
     finally:
         if was_enabled:
             gc.enable()
@@ -101,9 +106,12 @@ def compare(
     repeats: int = 41,
     number: int | None = None,
     setup: Callable[[], object] | None = None,
+    timer: Callable[[], float] = time.perf_counter,
 ) -> Comparison:
     """Time ``candidate`` against ``baseline`` in alternating batches; ``setup`` runs untimed
-    before each batch (e.g. to empty a cache both sides would otherwise share)."""
+    before each batch (e.g. to empty a cache both sides would otherwise share). ``timer`` is
+    the clock of a batch: wall clock, or ``time.process_time`` (this process's CPU, so the
+    time other processes take from a shared machine drops out of both sides)."""
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}.")
     baseline()
@@ -116,7 +124,7 @@ def compare(
         # Alternate which side goes first, so neither always runs on a freshly cooled cache.
         order = ((base, baseline), (cand, candidate))
         for out, fn in order if r % 2 == 0 else reversed(order):
-            out.append(_batch(fn, number, setup) / number)
+            out.append(_batch(fn, number, setup, timer) / number)
     return Comparison(
         baseline=_timing(baseline_label, base, number),
         candidate=_timing(candidate_label, cand, number),

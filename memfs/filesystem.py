@@ -192,6 +192,7 @@ class MemFS(AbstractFileSystem):
         self.history_options = opts.history
         self.actor = opts.actor
         self.recorder = Recorder(self.store, opts.history, opts.actor, read_only=opts.read_only)
+        self._views: dict[str, MemFS] = {}  # _view_of
         self.rules = WriteRules(
             opts.layout,
             opts.clock or utc_today,
@@ -214,21 +215,31 @@ class MemFS(AbstractFileSystem):
         view.recorder.share_known(self.recorder)
         return view
 
+    def _view_of(self, flag: str) -> MemFS:
+        """The sibling with option ``flag`` switched (``decorate`` off, ``read_only`` or
+        ``migrating`` on), made once: a whole-store search asks for the raw view each call, and
+        making a MemFS was a sixth of a search of ten files. Its options are this instance's
+        with one flag changed, and neither instance's options change after it is made."""
+        view = self._views.get(flag)
+        if view is None:
+            view = self._views[flag] = self._sibling(**{flag: flag != "decorate"})
+        return view
+
     @property
     def raw(self) -> MemFS:
         """The same workspace without decoration: reads return the exact stored bytes."""
-        return self if not self.decorates else self._sibling(decorate=False)
+        return self if not self.decorates else self._view_of("decorate")
 
     def migrating(self) -> MemFS:
         """The same workspace for a migration (``memfs import``, a restore, seeding a store
         with its history): a memory written through it keeps the date it holds, and only a
         date after today becomes today (:func:`~memfs.frontmatter_block.clamp_future_date`).
         Every other rule still applies. The one way to store a date the caller wrote."""
-        return self if self.migrates else self._sibling(migrating=True)
+        return self if self.migrates else self._view_of("migrating")
 
     def read_only(self) -> MemFS:
         """A read-only mount of the same workspace (what a workflow turn gets)."""
-        return self if self.is_read_only else self._sibling(read_only=True)
+        return self if self.is_read_only else self._view_of("read_only")
 
     def acting_as(self, actor: str, *, unless_set: bool = False) -> MemFS:
         """The same workspace with its changes attributed to ``actor`` in the version history

@@ -42,8 +42,20 @@ def test_rows_limits_a_run_to_the_rows_named_and_an_unknown_row_is_refused(
     (results,) = tmp_path.glob("scaling-*.json")
     report = json.loads(results.read_text())
     assert set(report["figures"]) == {"chat turn, 60 messages", "memfs stats (process)"}
-    assert report["command"].endswith("--rows 24,23b")
+    assert report["command"].endswith("--rows 24,23b") and report["clock"] == "wall"
     with pytest.raises(SystemExit) as exit_:
         bench_scaling.main([*args, "--rows", "23,26"])
     assert exit_.value.code == 2
     assert "--rows: no row 26; the rows are 21, 22, 23, 24, 25, 23b" in capsys.readouterr().err
+
+
+def test_the_cpu_clock_times_the_in_process_rows_by_this_process_cpu(tmp_path: Path) -> None:
+    args = ["--sizes", "10", "--repeats", "1", "--process-sizes", "", "--rows", "22,23"]
+    code = bench_scaling.main([*args, "--clock", "cpu", "--out", str(tmp_path)])
+    assert code == 0
+    (results,) = tmp_path.glob("scaling-cpu-*.json")
+    report = json.loads(results.read_text())
+    assert report["clock"] == "cpu" and report["command"].endswith("--rows 22,23 --clock cpu")
+    assert set(report["figures"]) == {"search_memory", "chat turn"}
+    assert all(f["10"]["ratio_paired"] > 0 for f in report["figures"].values())
+    assert list(tmp_path.glob("*.png")) == []  # a partial run leaves the docs' plot alone

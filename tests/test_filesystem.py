@@ -92,6 +92,25 @@ def test_options_as_one_group_or_as_keywords_and_every_view_keeps_them() -> None
         MemFS(store, read_onyl=True)
 
 
+def test_each_view_is_made_once_and_differs_from_its_source_by_its_flag_alone() -> None:
+    fs = MemFS(InMemoryFileStore(), actor="chat:1", credential_guard=False)
+    views = {"raw": fs.raw, "read_only": fs.read_only(), "migrating": fs.migrating()}
+    assert all(views[k] is v for k, v in zip(views, (fs.raw, fs.read_only(), fs.migrating())))
+    flags = {"raw": "decorate", "read_only": "read_only", "migrating": "migrating"}
+    for name, view in views.items():
+        assert view is not fs and view.store is fs.store
+        changed = {f for f in ("decorate", "read_only", "migrating") if
+                   getattr(view.options, f) != getattr(fs.options, f)}  # fmt: skip
+        assert changed == {flags[name]} and view.options.actor == "chat:1"
+    # a view of a view is made once too, from its own options
+    assert fs.raw.read_only() is fs.raw.read_only() is not fs.read_only()
+    assert fs.raw.read_only().options == fs.read_only().raw.options
+    fs.raw.pipe_file("memory/x.md", b"body")  # the raw view writes to the same store
+    assert fs.read_only().cat_file("memory/x.md") == b"body"
+    with pytest.raises(PermissionError):
+        fs.read_only().pipe_file("memory/x.md", b"new")
+
+
 def test_instances_are_not_shared_between_workspaces(tmp_path) -> None:
     a = MemFS(path=str(tmp_path / "a"))
     b = MemFS(path=str(tmp_path / "b"))
