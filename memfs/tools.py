@@ -123,6 +123,12 @@ _NAME_EXAMPLE = "deploy-freeze"
 fact, so the help never hands a model a scenario's answer."""
 
 
+SavedType = Literal["project", "user", "feedback", "reference"]
+"""The memory types (:data:`~memfs.records.MemoryType`) as the remember tools' schemas list them:
+in the order the field's help describes them, the most common kind first. A small model forced
+through the schema took its first value more often than the help warrants."""
+
+
 class RememberArgs(_Args):
     name: str = Field(
         validation_alias=AliasChoices("name", "title"),
@@ -134,7 +140,7 @@ class RememberArgs(_Args):
         description="One line saying what this memory holds; a later turn decides from it "
         "whether to read the memory.",
     )
-    type: MemoryType = Field(
+    type: SavedType = Field(
         validation_alias=AliasChoices("type", "memory_type", "kind"),
         description="project: a fact about this item's work (most facts are); user: who the "
         "user is (their role, what they know); feedback: how the user wants the work done; "

@@ -22,6 +22,7 @@ from memfs import (
     safe_memory_name,
 )
 from memfs.prompt import appendix_a
+from memfs.records import MEMORY_TYPES
 from memfs.tools import RememberArgs, WriteFileArgs
 
 from memfs_eval.arms import parse_arm
@@ -301,12 +302,12 @@ def test_remember_is_offered_only_when_named_and_says_one_fact_per_call():
     fn = schema["function"]
     assert "ONE fact" in fn["description"] and "once per fact" in fn["description"]
     assert fn["parameters"]["required"] == ["name", "description", "type"]
-    assert fn["parameters"]["properties"]["type"]["enum"] == [
-        "user",
-        "feedback",
-        "project",
-        "reference",
-    ]
+    field = fn["parameters"]["properties"]["type"]
+    # every type, listed in the order the help describes them (the most common first)
+    assert field["enum"] == ["project", "user", "feedback", "reference"]
+    assert set(field["enum"]) == set(MEMORY_TYPES)
+    described = [part.split(":")[0] for part in field["description"].split("; ")]
+    assert described == field["enum"]
     with pytest.raises(ValueError, match="remember"):
         file_tool_schemas(["recall"])
 
