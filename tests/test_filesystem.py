@@ -95,7 +95,8 @@ def test_options_as_one_group_or_as_keywords_and_every_view_keeps_them() -> None
 def test_each_view_is_made_once_and_differs_from_its_source_by_its_flag_alone() -> None:
     fs = MemFS(InMemoryFileStore(), actor="chat:1", credential_guard=False)
     views = {"raw": fs.raw, "read_only": fs.read_only(), "migrating": fs.migrating()}
-    assert all(views[k] is v for k, v in zip(views, (fs.raw, fs.read_only(), fs.migrating())))
+    again = (fs.raw, fs.read_only(), fs.migrating())
+    assert all(a is b for a, b in zip(views.values(), again, strict=True))
     flags = {"raw": "decorate", "read_only": "read_only", "migrating": "migrating"}
     for name, view in views.items():
         assert view is not fs and view.store is fs.store

@@ -1,4 +1,7 @@
-"""Probe B: the memory-type enum listed project first in every tool schema."""
+"""The project-first run of the type-order probe: every tool schema's memory-type enum listed
+with project first. Copied as sitecustomize.py into a directory put first on PYTHONPATH
+of ``memfs eval`` (at 283928f, whose schemas listed user first); the user-first run had none."""
+
 import memfs.tools as t
 
 _orig = t.tool_schema
