@@ -285,6 +285,8 @@ class MemFS(AbstractFileSystem):
 
     @classmethod
     def _strip_protocol(cls, path: Any) -> Any:
+        if type(path) is str:
+            return strip_protocol(path)
         if type(path) is WorkspacePath:
             return path  # a listed path: nothing to strip, and stripping would drop its type
         if isinstance(path, list):

@@ -163,7 +163,7 @@ def assemble_turn(
                 f"transcript[{n}] is a {type(message).__name__}, not a message: each message is "
                 "a dict such as {'role': 'user', 'content': '…'}."
             )
-    past = _copied_all(transcript)
+    past = _copied_all(transcript) if transcript else []
     # The block without its closing blank line, for the placements that need it (a copy: at
     # 10,000 memories, a megabyte of fresh pages a turn that a prefixed turn does not need).
     block = (
@@ -177,7 +177,8 @@ def assemble_turn(
     messages: list[Message] = []
     if system:
         messages.append({"role": "system", "content": system})
-    messages.extend(_copied_all(past))
+    if past:
+        messages.extend(_copied_all(past))
     if block and placement == "message":
         messages.append({"role": "user", "content": block})
     prefix = context_block if placement == "prefix" else ""

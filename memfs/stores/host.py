@@ -14,7 +14,8 @@ rename or an unlink.
   in the order they must land;
   :func:`rename_temp` and :func:`sync_dir`, the two halves of the second, let several renames
   in one directory share its sync.
-* :func:`open_regular` — open a file for reading only if it is a regular file with one link.
+* :func:`read_regular` — read a file only if it is a regular file with one link (checked
+  before it is opened and again after the read).
 
 Temp and lock files live under :data:`~memfs.paths.RESERVED_PREFIX`, a name no workspace path
 may use, so no agent can write, read, delete or list one. A temp file's name ends in a random
@@ -113,14 +114,16 @@ def lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
         return None
 
 
-def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result] | None:
-    """A read descriptor of ``name`` in ``dir_fd`` (workspace path ``rel``) and its ``fstat``;
-    None if absent.
+def _read_checked(
+    dir_fd: int, name: str, rel: str
+) -> tuple[bytes, os.stat_result, os.stat_result] | None:
+    """The bytes of ``name`` in ``dir_fd`` (workspace path ``rel``), its ``lstat`` before the
+    open and the descriptor's ``fstat`` after the read; None if absent.
 
     The entry is checked before it is opened, so a FIFO, socket or device is never opened (an
-    open could block or have side effects); the descriptor is checked again, because the entry
-    may have been replaced in between.
-    """
+    open could block or have side effects); the descriptor is checked again after the read,
+    because the entry may have been replaced in between (opened ``O_NONBLOCK``, so a FIFO
+    swapped in cannot block the read)."""
     st = lstat_at(dir_fd, name)
     if st is None:
         return None
@@ -134,12 +137,19 @@ def open_regular(dir_fd: int, name: str, rel: str) -> tuple[int, os.stat_result]
             raise errors.is_a_symlink(rel) from None
         raise
     try:
-        st = os.fstat(fd)
-        refuse_unless_regular(st, rel)
-    except BaseException:
+        try:
+            want = st.st_size + 1
+            data = os.read(fd, want)
+            if len(data) == want:  # it grew since the lstat (a short read is its end)
+                data = _read_rest(fd, data)
+        except OSError:
+            refuse_unless_regular(os.fstat(fd), rel)  # a FIFO or a device swapped in
+            raise
+        after = os.fstat(fd)
+    finally:
         os.close(fd)
-        raise
-    return fd, st
+    refuse_unless_regular(after, rel)
+    return data, st, after
 
 
 def version_of(st: os.stat_result) -> tuple[int, ...]:
@@ -148,13 +158,9 @@ def version_of(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def read_all(fd: int, size: int) -> bytes:
-    """Every byte of the open regular file ``fd``, expected to be ``size`` bytes long."""
-    want = max(size, 0) + 1
-    first = os.read(fd, want)
-    if len(first) < want:  # a short read of a regular file is its end
-        return first
-    parts = [first]  # it grew since the fstat: read on to the end
+def _read_rest(fd: int, first: bytes) -> bytes:
+    """``first`` and every byte after it to the end of the open file ``fd``."""
+    parts = [first]
     while chunk := os.read(fd, 1 << 20):
         parts.append(chunk)
     return b"".join(parts)
@@ -162,31 +168,21 @@ def read_all(fd: int, size: int) -> bytes:
 
 def read_regular(dir_fd: int, name: str, rel: str) -> bytes | None:
     """The bytes of ``name`` in ``dir_fd`` if it is a regular file with one link; None if absent."""
-    opened = open_regular(dir_fd, name, rel)
-    if opened is None:
-        return None
-    fd, st = opened
-    try:
-        return read_all(fd, st.st_size)
-    finally:
-        os.close(fd)
+    got = _read_checked(dir_fd, name, rel)
+    return None if got is None else got[0]
 
 
 def read_regular_versioned(
     dir_fd: int, name: str, rel: str
 ) -> tuple[bytes, tuple[int, ...] | None] | None:
-    """:func:`read_regular` and the version read (None if the file changed while it was read)."""
-    opened = open_regular(dir_fd, name, rel)
-    if opened is None:
+    """:func:`read_regular` and the version read: the entry's before the open, if the
+    descriptor's after the read is the same (None if the file was replaced or written since)."""
+    got = _read_checked(dir_fd, name, rel)
+    if got is None:
         return None
-    fd, st = opened
-    try:
-        data = read_all(fd, st.st_size)
-        after = os.fstat(fd)
-    finally:
-        os.close(fd)
-    before = version_of(st)
-    return data, before if version_of(after) == before else None
+    data, before, after = got
+    version = version_of(before)
+    return data, version if version_of(after) == version else None
 
 
 @contextlib.contextmanager

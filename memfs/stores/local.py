@@ -350,9 +350,23 @@ class LocalFileStore:
 
     def read_versioned(self, path: str) -> tuple[bytes, Hashable | None]:
         """:meth:`read` and the file's version (inode, size, modification and change times)."""
-        got = next(self.read_many_versioned((path,)))  # one owner of how a file is read
-        if isinstance(got, OSError):
-            raise got
+        rel = normalize(path, reserved=True)
+        if not rel:
+            raise errors.is_a_directory(rel)
+        head, _, name = rel.rpartition("/")
+        try:
+            fd = self._open_dir(head, rel)
+            if fd is None:
+                got = None
+            else:
+                try:
+                    got = read_regular_versioned(fd, name, rel)
+                finally:
+                    os.close(fd)
+        except OSError as e:
+            raise _named(e, rel, "read") from None
+        if got is None:
+            raise errors.not_found(rel)
         return got
 
     def read_many_versioned(
