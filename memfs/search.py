@@ -155,70 +155,16 @@ class _Run:
         return Line(self.numbers[i], self.texts[i], self.parts[i], match=True, start=start)
 
 
-class _Lines(Sequence[str]):
-    """The lines of a body as :func:`split_lines` cuts them, each cut out only when asked for:
-    a literal search shows a few lines around each match, and a body of a thousand lines is
-    not split for them. A line is found from the nearest one already found, by the line breaks
-    between them (:meth:`found` tells where a matching line starts)."""
-
-    __slots__ = ("_len", "_src", "_starts")
-
-    def __init__(self, src: str) -> None:
-        self._src = src
-        self._len = src.count("\n") + (0 if not src or src.endswith("\n") else 1)
-        self._starts = {0: 0}
-        """line index -> where it starts in ``src``, for the lines found so far"""
-
-    def __len__(self) -> int:
-        return self._len
-
-    def found(self, i: int, start: int) -> None:
-        self._starts[i] = start
-
-    def _start(self, i: int) -> int:
-        starts = self._starts
-        if i in starts:
-            return starts[i]
-        for d in range(1, MAX_CONTEXT + 2):  # shown lines are a context away from a match
-            if i - d in starts:
-                k = i - d
-                break
-            if i + d in starts:
-                k = i + d
-                break
-        else:
-            k = max(j for j in starts if j < i)
-        src, at = self._src, starts[k]
-        while k < i:
-            at = src.find("\n", at) + 1
-            k += 1
-            starts[k] = at
-        while k > i:
-            at = src.rfind("\n", 0, at - 1) + 1
-            k -= 1
-            starts[k] = at
-        return at
-
-    def __getitem__(self, i: int) -> str:  # type: ignore[override]  # no slices: not asked for
-        if not 0 <= i < self._len:
-            raise IndexError(i)
-        src = self._src
-        at = self._start(i)
-        end = src.find("\n", at)
-        return (src[at:] if end < 0 else src[at:end]).removesuffix("\r")
-
-
-def _body_run(text: str, first: int, *, lazy: bool = False) -> _Run:
-    texts: Sequence[str] = _Lines(text) if lazy else split_lines(text)
+def _body_run(text: str, first: int) -> _Run:
+    texts = split_lines(text)
     return _Run(range(first, first + len(texts)), texts, ["body"] * len(texts), text)
 
 
-def _runs(text: str, *, lazy: bool = False) -> list[_Run]:
-    """The runs of :func:`searchable_parts`; ``lazy``: a body's lines are cut out only when
-    asked for (:class:`_Lines`), for a search that finds them from their matches."""
+def _runs(text: str) -> list[_Run]:
+    """The runs of :func:`searchable_parts`."""
     span = frontmatter_span(text)
     if span is None:
-        return [_body_run(text, 1, lazy=lazy)]
+        return [_body_run(text, 1)]
     start, close, body_start = span
     first = 1 + text.count("\n", 0, start)
     fields, head_count = _field_lines(text[start:close])
@@ -226,7 +172,7 @@ def _runs(text: str, *, lazy: bool = False) -> list[_Run]:
         _Run(
             [first + i for i, _, _ in fields], [ln for _, ln, _ in fields], [k for *_, k in fields]
         ),
-        _body_run(text[body_start:], first + head_count + 1, lazy=lazy),
+        _body_run(text[body_start:], first + head_count + 1),
     ]
 
 
@@ -250,19 +196,6 @@ def _field_lines(head: str) -> tuple[list[tuple[int, str, Part]], int]:
     return fields, len(head_lines)
 
 
-def _holds_literal(text: str, literal: re.Pattern[str]) -> bool:
-    """Whether a searched line of ``text`` holds ``literal``, without splitting the body: a
-    literal holds no line break (:func:`check_pattern`), so a match in the body's text is a
-    match in one of its lines."""
-    span = frontmatter_span(text)
-    if span is None:
-        return literal.search(text) is not None
-    start, close, body_start = span
-    if literal.search(text, body_start) is not None:
-        return True
-    return any(literal.search(ln) for _, ln, _ in _field_lines(text[start:close])[0])
-
-
 def split_lines(text: str) -> list[str]:
     """Lines as an editor and ``edit_file`` count them: split at ``\n`` only (``str.splitlines``
     would also split at form feeds and U+2028), a trailing ``\r`` dropped."""
@@ -272,42 +205,97 @@ def split_lines(text: str) -> list[str]:
     return [ln.removesuffix("\r") for ln in lines]
 
 
-def _literal_matches(literal: re.Pattern[str], runs: list[_Run]) -> list[tuple[int, int]]:
-    """``(line index, match start)`` of each line of one file's runs (joined) that holds
-    ``literal``, a body searched as one text: a literal holds no line break, so each match lies
-    in one line, and the first match that starts in a line is the one a search of that line
-    finds."""
-    out: list[tuple[int, int]] = []
-    offset = 0
-    for run in runs:
-        src = run.source
-        if src is None:
-            out += [
-                (offset + i, m.start()) for i, t in enumerate(run.texts) if (m := literal.search(t))
-            ]
-        else:  # the first match of each line: after one, the search goes on at the next line
-            lines = run.texts if isinstance(run.texts, _Lines) else None
-            line, counted, pos = 0, 0, 0
-            while (m := literal.search(src, pos)) is not None:
-                at = m.start()
-                line += src.count("\n", counted, at)
-                counted = at
-                begin = src.rfind("\n", 0, at) + 1
-                out.append((offset + line, at - begin))
-                if lines is not None:
-                    lines.found(line, begin)
-                pos = src.find("\n", at) + 1
-                if not pos:
-                    break
-        offset += len(run)
-    return out
+_new = object.__new__
+
+
+def _line(number: int, text: str, part: Part, start: int | None = None) -> Line:
+    """``Line(number, text, part, match=start is not None, start=start)``, built as unpickling
+    builds it: a frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``, and a search that shows 90,000 lines made as many."""
+    ln: Line = _new(Line)
+    ln.__dict__.update(number=number, text=text, part=part, match=start is not None, start=start)
+    return ln
+
+
+def _literal_file(
+    path: str, text: str, literal: re.Pattern[str], context: int, keep: int | None
+) -> tuple[FileMatches, int] | None:
+    """What :func:`_with_context` shows of ``text`` for the lines of :func:`searchable_parts`
+    that hold ``literal`` (the first ``keep`` of them), and how many hold it; None if none
+    does.
+
+    The body is searched as one text and never split: a literal holds no line break
+    (:func:`check_pattern`), so each match lies in one line, and the first match that starts
+    in a line is the one a search of that line finds. Only the lines shown are cut out, found
+    from the match by the line breaks around it."""
+    span = frontmatter_span(text)
+    if span is None:
+        fields: list[tuple[int, str, Part]] = []
+        body_start, body_first = 0, 1
+    else:
+        start, close, body_start = span
+        first = 1 + text.count("\n", 0, start)
+        fields, head_count = _field_lines(text[start:close])
+        body_first = first + head_count + 1
+    m = literal.search(text, body_start)
+    field_hits = [
+        (i, f.start()) for i, (_, ln, _) in enumerate(fields) if (f := literal.search(ln))
+    ]
+    if m is None and not field_hits:
+        return None
+    shown: dict[int, Line] = {}
+    found = 0
+    if field_hits:
+        numbers = [first + i for i, _, _ in fields]
+        for i, at in field_hits:
+            found += 1
+            if keep is not None and found > keep:
+                continue
+            for j in range(max(0, i - context), min(len(fields), i + context + 1)):
+                if j != i and numbers[j] not in shown:
+                    shown[numbers[j]] = _line(numbers[j], fields[j][1], fields[j][2])
+            shown[numbers[i]] = _line(numbers[i], fields[i][1], fields[i][2], at)
+    size = len(text)
+    line, counted = 0, body_start  # the body line (0-based) that holds ``counted``
+    while m is not None:
+        at = m.start()
+        line += text.count("\n", counted, at)
+        counted = at
+        begin = text.rfind("\n", body_start, at) + 1 or body_start
+        end = text.find("\n", at)
+        found += 1
+        if keep is None or found <= keep:
+            number = body_first + line
+            b, k = begin, number
+            while k > number - context and b > body_start:  # the context before
+                k -= 1
+                prev = text.rfind("\n", body_start, b - 1) + 1 or body_start
+                if k not in shown:
+                    shown[k] = _line(k, text[prev : b - 1].removesuffix("\r"), "body")
+                b = prev
+            e, k = end, number
+            while k < number + context and e >= 0 and e + 1 < size:  # the context after
+                k += 1
+                nxt = text.find("\n", e + 1)
+                if k not in shown:
+                    shown[k] = _line(
+                        k, text[e + 1 : nxt if nxt >= 0 else size].removesuffix("\r"), "body"
+                    )
+                e = nxt
+            own = text[begin : end if end >= 0 else size].removesuffix("\r")
+            shown[number] = _line(number, own, "body", at - begin)
+        if end < 0:
+            break
+        m = literal.search(text, end + 1)
+    return FileMatches(path, [shown[n] for n in sorted(shown)]), found
 
 
 def _regex_matches(
     pattern: str, ignore_case: bool, files: list[tuple[str, list[_Run]]], limit_s: float
 ) -> list[list[tuple[int, int]]]:
-    """What :func:`_literal_matches` gives, for a regular expression compiled and matched in
-    :mod:`memfs.regex_worker` under ``limit_s``; each way it can fail is one line."""
+    """``(line index, first match's start)`` of each line of each file's runs (joined) that
+    matches ``pattern``, compiled and matched in :mod:`memfs.regex_worker` under ``limit_s``;
+    each way it can fail is one line."""
     texts = [_texts(runs) for _, runs in files]
     job = pickle.dumps(
         (sys.path, pattern, ignore_case, limit_s, texts), protocol=pickle.HIGHEST_PROTOCOL
@@ -434,6 +422,20 @@ def memory_paths(fs: RawWorkspace, files: Iterable[str] | None = None) -> list[s
     return sorted(p for p in fs.find(fs.layout.memory_dir) if fs.is_memory_file(p))
 
 
+def needle_bytes(pattern: str) -> bytes | None:
+    """The stored bytes every file holding the literal ``pattern`` (matched with its case)
+    holds, or None when the bytes cannot tell: a file is decoded with each invalid byte
+    replaced by U+FFFD, so a pattern holding U+FFFD may match where its bytes are not, and a
+    pattern holding a lone surrogate has no bytes. Anywhere else a match in the text is the
+    pattern's UTF-8 bytes in the file: the decoder reads each valid sequence as itself."""
+    if "\ufffd" in pattern:
+        return None
+    try:
+        return pattern.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+
+
 def search_memory(
     fs: RawWorkspace,
     pattern: str,
@@ -454,31 +456,47 @@ def search_memory(
     check_pattern(pattern)
     raw = fs.raw
     texts: list[tuple[str, str]] = []
+    needle = None if regex or ignore_case else needle_bytes(pattern)
+    searched_files = 0
     for path, data in raw.cat_many(memory_paths(fs, files)):
         if isinstance(data, FileNotFoundError | IsADirectoryError | errors.UnsafePathError):
             continue  # removed, or swapped for a link, since it was listed
         if isinstance(data, OSError):
             raise data
+        searched_files += 1
+        if needle is not None and needle not in data:
+            continue  # no line of it can hold the literal: not decoded
         texts.append((path, data.decode("utf-8", errors="replace")))
     if regex:
         searched = [(path, _runs(text)) for path, text in texts]
         hits = _regex_matches(pattern, ignore_case, searched, time_limit_s)
     else:  # a literal cannot backtrack: Python's own engine, in this process, no limit needed
         literal = re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
-        # Only a file that holds the literal is cut into lines (most of a store does not), and
-        # of its body only the lines shown (_Lines).
-        searched = [
-            (path, _runs(text, lazy=True)) for path, text in texts if _holds_literal(text, literal)
-        ]
-        hits = [_literal_matches(literal, runs) for _, runs in searched]
-    result = SearchResult(pattern, files_searched=len(texts))
+        result = SearchResult(pattern, files_searched=searched_files)
+        kept = 0  # matching lines shown so far: result.matches, counted as they come
+        for path, text in texts:
+            got = _literal_file(
+                path, text, literal, context, None if limit is None else max(limit - kept, 0)
+            )
+            if got is not None:
+                kept += _add(result, *got)
+        return result
+    result = SearchResult(pattern, files_searched=searched_files)
+    kept = 0
     for (path, runs), found in zip(searched, hits, strict=True):
-        keep = None if limit is None else max(limit - result.matches, 0)
-        shown = _with_context(path, runs, found, context, keep)
-        result.omitted += len(found) - shown.matches
-        if shown.lines:
-            result.files.append(shown)
+        keep = None if limit is None else max(limit - kept, 0)
+        kept += _add(result, _with_context(path, runs, found, context, keep), len(found))
     return result
+
+
+def _add(result: SearchResult, shown: FileMatches, found: int) -> int:
+    """Add one file's shown lines to ``result`` (``found`` its matching lines, shown or not);
+    how many matching lines it showed."""
+    matches = shown.matches
+    result.omitted += found - matches
+    if shown.lines:
+        result.files.append(shown)
+    return matches
 
 
 def _clip(ln: Line) -> str:
@@ -500,7 +518,8 @@ def format_matches(result: SearchResult) -> str:
             if out and (previous is None or ln.number != previous + 1):
                 out.append("--")
             sep = ":" if ln.match else "-"
-            out.append(f"{found.path}{sep}{ln.number}{sep}{_clip(ln)}")
+            text = ln.text if len(ln.text) <= MAX_LINE_CHARS else _clip(ln)
+            out.append(f"{found.path}{sep}{ln.number}{sep}{text}")
             previous = ln.number
     return escape_for_agent("\n".join(out))
 

@@ -20,12 +20,12 @@ from memfs.search import (
     MAX_PATTERN_CHARS,
     WORKER_START_S,
     SearchPatternError,
-    _holds_literal,
-    _literal_matches,
+    _literal_file,
     _runs,
     _with_context,
     describe,
     format_matches,
+    needle_bytes,
     search_memory,
     searchable_parts,
 )
@@ -456,18 +456,25 @@ def _pattern(pattern: str, ignore_case: bool) -> re.Pattern[str]:
     return re.compile(re.escape(pattern), re.IGNORECASE if ignore_case else 0)
 
 
+def _each_line(text: str, literal: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The reference: every searched line of ``text`` split out and searched on its own,
+    ``(index among the runs' lines joined, first match's start)``."""
+    lines = [ln.text for run in searchable_parts(text) for ln in run]
+    return [(i, m.start()) for i, ln in enumerate(lines) if (m := literal.search(ln))]
+
+
 @settings(max_examples=1000, deadline=None)
 @example(["---\n", "name: x-y\n", "---\n", "ab"], "---", False)  # only the fences hold it
 @example(["---\n", "type: ab\n", "---\n"], "ab", False)  # only a key not searched holds it
 @example(["---\n", "description: a b\n", "  more\n", "---\n"], "more", True)
 @given(_TEXTS, st.sampled_from(_LITERALS), st.booleans())
-def test_a_file_is_cut_into_lines_only_if_a_searched_line_holds_the_literal(
+def test_a_file_is_shown_only_if_a_searched_line_holds_the_literal(
     pieces: list[str], pattern: str, ignore_case: bool
 ) -> None:
     text = "".join(pieces)
     literal = _pattern(pattern, ignore_case)
-    lines = [ln.text for run in searchable_parts(text) for ln in run]
-    assert _holds_literal(text, literal) == any(literal.search(ln) for ln in lines), text
+    got = _literal_file("f", text, literal, 1, None)
+    assert (got is not None) == bool(_each_line(text, literal)), text
 
 
 @settings(max_examples=1000, deadline=None)
@@ -478,43 +485,43 @@ def test_a_body_searched_as_one_text_finds_what_each_line_searched_finds(
 ) -> None:
     text = "".join(pieces)
     literal = _pattern(pattern, ignore_case)
-    lines = [ln.text for run in searchable_parts(text) for ln in run]
-    each = [(i, m.start()) for i, ln in enumerate(lines) if (m := literal.search(ln))]
-    assert _literal_matches(literal, _runs(text)) == each, text
+    lines = [ln for run in searchable_parts(text) for ln in run]
+    each = _each_line(text, literal)
+    got = _literal_file("f", text, literal, 0, None)
+    matching = [] if got is None else [ln for ln in got[0].lines if ln.match]
+    assert [(ln.number, ln.text, ln.part, ln.start) for ln in matching] == [
+        (lines[i].number, lines[i].text, lines[i].part, start) for i, start in each
+    ], text
+    assert (0 if got is None else got[1]) == len(each)
 
 
-@settings(max_examples=500, deadline=None)
-@example(["a\n"] * 30 + ["ab\n"], "ab", False, 2, [29, 0, 3, 30, 14])
+@settings(max_examples=1000, deadline=None)
+@example(["a\n"] * 30 + ["ab\n"], "ab", False, 2, None)
+@example(["---\n", "name: ab\n", "description: ab\n", "---\n", "ab\n", "ab"], "ab", False, 1, 2)
+@example(["ab\r\n", "\r\n", "ab\r\n", "\n", "\n"], "ab", True, 3, None)
 @given(
     _TEXTS,
     st.sampled_from([*_LITERALS, "b"]),
     st.booleans(),
     st.integers(0, 4),
-    st.lists(st.integers(0, 40), max_size=8),
+    st.one_of(st.none(), st.integers(0, 4)),
 )
 def test_a_literal_search_shows_the_lines_a_search_of_every_line_shows(
-    pieces: list[str], pattern: str, ignore_case: bool, context: int, asked: list[int]
+    pieces: list[str], pattern: str, ignore_case: bool, context: int, keep: int | None
 ) -> None:
     """A literal's body is not split: its shown lines are cut out around the matches
-    (memfs.search._Lines), and they are the lines splitting the whole body gives; so is any
-    line asked for in any order, and the lines one by one."""
+    (memfs.search._literal_file); they are the lines, the context and the first ``keep``
+    matches that splitting every line and searching each (the regular-expression path's
+    _with_context over _runs) gives."""
     text = "".join(pieces)
     literal = _pattern(pattern, ignore_case)
-    lazy, split = _runs(text, lazy=True), _runs(text)
-    hits = _literal_matches(literal, lazy)
-    assert hits == _literal_matches(literal, split)
-    assert _with_context("f", lazy, hits, context, None) == _with_context(
-        "f", split, hits, context, None
-    )
-    body, whole = lazy[-1].texts, split[-1].texts
-    assert len(body) == len(whole) and list(body) == whole
-    fresh = _runs(text, lazy=True)[-1].texts
-    for i in asked:
-        if i < len(whole):
-            assert fresh[i] == whole[i]
-        else:
-            with pytest.raises(IndexError):
-                fresh[i]
+    each = _each_line(text, literal)
+    got = _literal_file("f", text, literal, context, keep)
+    if not each:
+        assert got is None
+        return
+    assert got is not None
+    assert got == (_with_context("f", _runs(text), each, context, keep), len(each)), text
 
 
 def test_grep_over_a_memory_directory_that_is_a_link_refuses_it(tmp_path: Path) -> None:
@@ -530,3 +537,41 @@ def test_grep_over_a_memory_directory_that_is_a_link_refuses_it(tmp_path: Path) 
     done = grep(str(ws), "Cpk")
     assert done.returncode == 2 and "it is a symlink" in done.stderr
     assert "Cpk outside" not in done.stdout
+
+
+_BYTES = st.lists(
+    st.one_of(
+        st.binary(max_size=4),
+        st.sampled_from([b"\xe2\x82", b"\xac", b"\xf0\x9f", b"\xff", b"\xef\xbb\xbf", b"\n"]),
+        st.text(max_size=4).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    ),
+    max_size=10,
+).map(b"".join)
+_NEEDLES = st.one_of(
+    st.text(min_size=1, max_size=3),
+    st.sampled_from(["\u20ac", "a\u20ac", "\ufffd", "\ud800", "\ufeff", "\U0001f600"]),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@example(b"\xe2\x82\xe2\x82\xac", "\u20ac")
+@example(b"\xff", "\ufffd")
+@given(_BYTES, _NEEDLES)
+def test_a_file_without_the_literal_s_bytes_holds_no_match(data: bytes, pattern: str) -> None:
+    """The search skips decoding a file whose bytes lack the literal's: never one whose text
+    (each invalid byte replaced) would match it."""
+    needle = needle_bytes(pattern)
+    if needle is not None and needle not in data:
+        assert pattern not in data.decode("utf-8", errors="replace")
+
+
+def test_the_files_skipped_unread_are_still_counted_as_searched() -> None:
+    fs = MemFS(InMemoryFileStore(), clock=lambda: TODAY)
+    fs.pipe_file("memory/a.md", ROLE.encode())
+    fs.pipe_file("memory/b.md", b"nothing here\n")
+    fs.pipe_file("memory/c.md", b"bad \xff byte\n")
+    for pattern, ignore_case in (("engineer", False), ("ENGINEER", True), ("\ufffd", False)):
+        result = search_memory(fs, pattern, ignore_case=ignore_case)
+        assert result.files_searched == 3
+    assert [f.path for f in search_memory(fs, "\ufffd").files] == ["memory/c.md"]
+    assert [f.path for f in search_memory(fs, "engineer").files] == ["memory/a.md"]
