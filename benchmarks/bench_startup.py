@@ -26,10 +26,12 @@ import argparse
 import datetime as dt
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -67,13 +69,23 @@ def memfs_command(*args: str) -> list[str]:
     return [str(script), *args] if script.exists() else [sys.executable, "-m", "memfs.cli", *args]
 
 
+def children_cpu() -> float:
+    """User + system CPU seconds of this process's children that have ended (and were waited
+    for): around a batch of :func:`run_process` calls, the CPU those processes took."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # microseconds; os.times() ticks
+    return usage.ru_utime + usage.ru_stime
+
+
 def compare_processes(
     baseline: Sequence[str],
     candidate: Sequence[str],
     env: dict[str, str],
     repeats: int,
     labels: tuple[str, str],
+    timer: Callable[[], float] = time.perf_counter,
 ) -> Comparison:
+    """Whole processes in alternating batches of one; ``timer`` the clock of a batch (wall
+    clock, or :func:`children_cpu`)."""
     base: Callable[[], None] = partial(run_process, baseline, env)
     cand: Callable[[], None] = partial(run_process, candidate, env)
     return compare(
@@ -83,6 +95,7 @@ def compare_processes(
         candidate_label=labels[1],
         repeats=repeats,
         number=1,  # one process per batch: a start-up is tens of milliseconds
+        timer=timer,
     )
 
 

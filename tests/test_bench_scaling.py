@@ -59,3 +59,26 @@ def test_the_cpu_clock_times_the_in_process_rows_by_this_process_cpu(tmp_path: P
     assert set(report["figures"]) == {"search_memory", "chat turn"}
     assert all(f["10"]["ratio_paired"] > 0 for f in report["figures"].values())
     assert list(tmp_path.glob("*.png")) == []  # a partial run leaves the docs' plot alone
+
+
+def test_the_cpu_clock_times_the_whole_processes_by_their_own_cpu(tmp_path: Path) -> None:
+    args = ["--sizes", "10", "--repeats", "1", "--process-sizes", "10", "--rows", "25"]
+    code = bench_scaling.main([*args, "--clock", "cpu", "--out", str(tmp_path)])
+    assert code == 0
+    (results,) = tmp_path.glob("scaling-cpu-*.json")
+    figures = json.loads(results.read_text())["figures"]
+    grep = figures["memfs grep (process)"]["10"]
+    # a child's CPU time, not this process's (which is ~0 while it waits for the child)
+    assert grep["candidate"]["median_s"] > 0.01
+    assert grep["ratio_paired"] > 1
+
+
+def test_children_cpu_counts_the_cpu_of_a_child_waited_for() -> None:
+    import subprocess
+    import sys
+
+    from benchmarks.bench_startup import children_cpu
+
+    before = children_cpu()
+    subprocess.run([sys.executable, "-c", "sum(range(3_000_000))"], check=True)
+    assert children_cpu() - before > 0.02
