@@ -235,8 +235,14 @@ def _literal_file(
     else:
         start, close, body_start = span
         first = 1 + text.count("\n", 0, start)
-        fields, head_count = _field_lines(text[start:close])
+        head_count = text.count("\n", start, close)  # its lines, as split_lines counts them
+        if close > start and text[close - 1] != "\n":
+            head_count += 1
         body_first = first + head_count + 1
+        # the head's searched lines, only if the head holds the literal at all
+        fields = (
+            [] if literal.search(text, start, close) is None else _field_lines(text[start:close])[0]
+        )
     m = literal.search(text, body_start)
     field_hits = [
         (i, f.start()) for i, (_, ln, _) in enumerate(fields) if (f := literal.search(ln))
