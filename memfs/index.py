@@ -223,9 +223,14 @@ class _Resolver:
         if "/" in target:
             return None  # a path names that path; only a plain file name is looked for
         if self._by_basename is None:  # a file name the memory area holds exactly once
-            self._by_basename = {}
-            for p in files:
-                self._by_basename.setdefault(posixpath.basename(p), []).append(p)
+            by_name: dict[str, list[str]] = {}
+            for p in files:  # posixpath.basename, without its call a file
+                name = p[p.rfind("/") + 1 :]
+                if name in by_name:
+                    by_name[name].append(p)
+                else:
+                    by_name[name] = [p]
+            self._by_basename = by_name
         found = self._by_basename.get(posixpath.basename(path), ())
         return found[0] if len(found) == 1 else None
 

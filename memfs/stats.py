@@ -336,19 +336,31 @@ def report_over(
     ``kept`` (the caller's, one per workspace) spares recomputing those whose inputs did not
     change since the last report.
     """
-    kept = KeptFigures() if kept is None else kept
     layout = fs.layout
     index = IndexStats(path=layout.index_path)
     linked: set[str] = set()
     parsed: MemoryIndex | None = None
+    memory_paths = [r.path for r in records]
     if index_data is not None:
-        key = (index_data, layout, tuple((r.path, r.name) for r in records))
-        last = kept.index.get(key, lambda: _index_stats(index_data, fs, records, files))
-        index, linked, parsed = copy.copy(last[0]), last[1], last[2]  # the links are set below
-    _count_links(index, [r.path for r in records], linked, files)
-    derived = _derived_index(records, layout.index_dir, index.chars, kept.derived_tokens)
-    links = tuple((r.path, r.name, tuple(r.links)) for r in records)
-    missing = kept.worth_writing.get(links, lambda: worth_writing(records))
+
+        def index_figures() -> tuple[IndexStats, set[str], MemoryIndex]:
+            return _index_stats(index_data, fs, records, memory_paths)
+
+        if kept is None:  # one report: no key to build (a tuple a file)
+            index, linked, parsed = index_figures()
+        else:
+            key = (index_data, layout, tuple((r.path, r.name) for r in records))
+            last = kept.index.get(key, index_figures)
+            index, linked, parsed = copy.copy(last[0]), last[1], last[2]  # links set below
+    _count_links(index, memory_paths, linked, files)
+    derived = _derived_index(
+        records, layout.index_dir, index.chars, None if kept is None else kept.derived_tokens
+    )
+    if kept is None:
+        missing = worth_writing(records)
+    else:
+        links = tuple((r.path, r.name, tuple(r.links)) for r in records)
+        missing = kept.worth_writing.get(links, lambda: worth_writing(records))
     report = StatsReport(
         workspace=repr(fs.store),
         layout=layout.kind,
@@ -375,13 +387,13 @@ def report_over(
 
 
 def _index_stats(
-    data: bytes, fs: RawWorkspace, records: list[MemoryRecord], files: AbstractSet[str]
+    data: bytes, fs: RawWorkspace, records: list[MemoryRecord], memory_paths: list[str]
 ) -> tuple[IndexStats, set[str], MemoryIndex]:
     """The index's figures, every memory file its references name (existing or not), and the
     index as parsed."""
     layout = fs.layout
     text = data.decode("utf-8", errors="replace")
-    memory = {r.path for r in records}
+    memory = set(memory_paths)
     # The one link rule (memfs.index), told which memory files exist and what they are called
     # (the name table is built only if a wikilink needs it).
     parsed = parse_index(text, layout=layout, memory_files=memory, names=MemoryNames(records))
@@ -437,16 +449,20 @@ def _count_links(
 
 
 def _derived_index(
-    records: list[MemoryRecord], index_dir: str, curated_chars: int, tokens: _LastResult[int]
+    records: list[MemoryRecord],
+    index_dir: str,
+    curated_chars: int,
+    tokens: _LastResult[int] | None = None,
 ) -> DerivedIndexStats:
     """The index the rejected alternative would derive from every file's description."""
-    derived_lines = [_derived_line(r, index_dir) for r in records]
-    text = "\n".join(derived_lines)
-    derived_chars = sum(len(line) + 1 for line in derived_lines)
+    text = "\n".join([_derived_line(r, index_dir) for r in records])
+    derived_chars = len(text) + 1 if records else 0  # each line and its newline
     return DerivedIndexStats(
-        lines=len(derived_lines),
+        lines=len(records),
         chars=derived_chars,
-        estimated_tokens=tokens.get(text, lambda: estimate_tokens(text)),
+        estimated_tokens=estimate_tokens(text)
+        if tokens is None
+        else tokens.get(text, lambda: estimate_tokens(text)),
         files_without_description=sum(r.description is None for r in records),
         ratio_to_curated=round(derived_chars / curated_chars, 2) if curated_chars else None,
     )
