@@ -104,10 +104,16 @@ class FrontmatterRead(NamedTuple):
         return self.data if self.how == "yaml" or not self.unread else None
 
 
+def _frontmatter_read(fields: tuple[Any, ReadHow, str | None, tuple[int, ...]]) -> FrontmatterRead:
+    # NamedTuple's generated __new__ is a Python function; the tuple constructor is not
+    # (every file of a stats pass is read through here).
+    return tuple.__new__(FrontmatterRead, fields)
+
+
 def _read_frontmatter(yaml_text: str) -> FrontmatterRead:
     simple = parse_simple_mapping(yaml_text)
     if simple is not None:
-        return FrontmatterRead(simple, "yaml")
+        return _frontmatter_read((simple, "yaml", None, ()))
     try:
         data = yaml.load(yaml_text, Loader=_Loader)
     except yaml.YAMLError as e:
@@ -179,7 +185,8 @@ def read_file_frontmatter(
         return FileFrontmatter(text, body, None, undecodable)
     start, close, body_start = span  # the body is what follows the closing fence's line
     read = (reader or read_frontmatter)(text[start:close])
-    return FileFrontmatter(text, text[body_start:], read, undecodable)
+    # tuple.__new__: NamedTuple's own __new__ is a Python call, once a file of a stats pass
+    return tuple.__new__(FileFrontmatter, (text, text[body_start:], read, undecodable))
 
 
 def parse_yaml_mapping(yaml_text: str) -> dict[str, Any] | None:
@@ -424,8 +431,9 @@ def parse_simple_mapping(yaml_text: str) -> dict[str, Any] | None:
         return None
     out: dict[str, Any] = {}
     parent: dict[str, Any] | None = None
+    parents: list[dict[str, Any]] = []
     for indent, key, value in found:  # "" for a group that did not take part
-        if not _plain_text(key):
+        if key[0] in _TYPED_FIRST and not _plain_text(key):
             return None
         if indent:
             if parent is None:
@@ -436,6 +444,7 @@ def parse_simple_mapping(yaml_text: str) -> dict[str, Any] | None:
             parent[key] = text
         elif not value.strip(" "):
             parent = {}
+            parents.append(parent)
             out[key] = parent
         else:
             text = _simple_scalar(value)
@@ -443,7 +452,11 @@ def parse_simple_mapping(yaml_text: str) -> dict[str, Any] | None:
                 return None
             out[key] = text
             parent = None
-    return {k: (v if v != {} else None) for k, v in out.items()} if out else None
+    if not out:
+        return None
+    if all(parents):  # no key left without children: nothing reads as null
+        return out
+    return {k: (v if v != {} else None) for k, v in out.items()}
 
 
 def _shares_containers(data: Any) -> bool:
@@ -523,7 +536,11 @@ def memory_dates(data: Mapping[Any, Any]) -> list[tuple[str, Any, dt.date | None
     # In DATE_FIELDS order, spelled out: this runs for every file of every stats pass.
     values = (m("recorded"), m("modified"), m("updated"), t("modified"), t("updated"),
               m("created"), t("created"))  # fmt: skip
-    return [(lb, v, coerce_date(v)) for lb, v in zip(_LABELS, values, strict=True) if v is not None]
+    out = []  # a loop, not a comprehension: no function frame of its own (Python 3.11)
+    for label, value in zip(_LABELS, values, strict=True):
+        if value is not None:
+            out.append((label, value, coerce_date(value)))
+    return out
 
 
 def memory_date(

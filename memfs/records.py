@@ -49,6 +49,8 @@ the label. In a memory body and in the index alike."""
 
 _KNOWN_TOP = ("name", "description", "metadata")
 _KNOWN_META = ("type", "recorded")
+_KNOWN_TOP_SET = frozenset(_KNOWN_TOP)
+_KNOWN_META_SET = frozenset(_KNOWN_META)
 
 FindingKind = Literal[
     "encoding",
@@ -339,7 +341,7 @@ def parse_memory(
         dates=dates,
         issues=note.issues,
         _original=file.text,
-        _key_order=[str(k) for k in fm],
+        _key_order=list(map(str, fm)),
         _type_at_top=type_at_top,
         _unread=() if read is None else read.unread,
     )
@@ -434,15 +436,24 @@ def _extras(
     note: _Notes,
 ) -> tuple[dict[Any, Any], dict[Any, Any]]:
     """``(other top-level keys, other metadata keys)``, kept as parsed, in file order."""
-    extra = {k: v for k, v in fm.items() if k not in _KNOWN_TOP}
+    # Most files carry only the known keys: their extras are found without a pass over them.
+    extra = (
+        {} if fm.keys() <= _KNOWN_TOP_SET else {k: v for k, v in fm.items() if k not in _KNOWN_TOP}
+    )
     if type_at_top:
         extra.pop("type", None)
     if raw_meta is not None and not isinstance(raw_meta, dict):
         extra["metadata"] = raw_meta
-    meta_extra = {k: v for k, v in meta.items() if k not in _KNOWN_META}
+    meta_extra = (
+        {}
+        if meta.keys() <= _KNOWN_META_SET
+        else {k: v for k, v in meta.items() if k not in _KNOWN_META}
+    )
     if "recorded" in meta and recorded is None:
         meta_extra["recorded"] = meta["recorded"]
-    odd_keys = [k for k in [*extra, *meta_extra] if not isinstance(k, str)]
+    odd_keys = (
+        [k for k in [*extra, *meta_extra] if not isinstance(k, str)] if extra or meta_extra else []
+    )
     if odd_keys:
         note(
             "non-text-keys",
