@@ -92,7 +92,7 @@ _TYPE_PREFIXES = tuple(f"{t}_" for t in MEMORY_TYPES)
 
 def _name_key(name: str) -> tuple[str, str] | None:
     """``(key, key without a type prefix)`` of a name; None when nothing is left of it."""
-    base = name.strip().rsplit("/", 1)[-1]
+    base = name.strip().rpartition("/")[2]
     base = base[:-3] if base[-3:].lower() == ".md" else base
     if _PLAIN_NAME.fullmatch(base):  # most names: ASCII, no spaces or runs to fold
         key = base.lower().replace("-", "_")
@@ -129,10 +129,19 @@ def name_style(name: str) -> NameStyle:
 def extract_wikilinks(text: str) -> list[str]:
     """Targets of ``[[wikilinks]]`` in ``text``, in order of first appearance, without repeats."""
     seen: dict[str, None] = {}  # a key set again keeps its first place
-    for target, _label in WIKILINK.findall(text):
-        target = target.strip()
+    # What WIKILINK.findall finds, tried only where a "[[" is: str.find jumps there, where the
+    # pattern's own scan would try each character of the body (most of a memory file).
+    find, match = text.find, WIKILINK.match
+    at = find("[[")
+    while at >= 0:
+        m = match(text, at)
+        if m is None:
+            at = find("[[", at + 1)
+            continue
+        target = m.group(1).strip()
         if target:
             seen[target] = None
+        at = find("[[", m.end())
     return list(seen)
 
 
@@ -335,7 +344,7 @@ def parse_memory(
         body=body,
         extra=extra,
         metadata_extra=meta_extra,
-        links=extract_wikilinks(body) if "[[" in body else [],
+        links=extract_wikilinks(body),
         has_frontmatter=read is not None,
         frontmatter_read=None if read is None else read.how,
         dates=dates,
