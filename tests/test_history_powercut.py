@@ -382,12 +382,12 @@ def test_a_grouped_write_that_fails_part_way_changes_nothing(
     fs = MemFS(LocalFileStore(root), clock=lambda: TODAY, history=HistoryOptions(now=Ticks()))
     fs.pipe_file("memory/a.md", A1)
     keys = record_keys(fs.store)
-    real_write = local.write_temp
+    real_open = local.open_temp
 
-    def write_temp(fd: int, name: str, data: bytes, mode: int) -> str:
+    def open_temp(fd: int, name: str, data: bytes, mode: int) -> tuple[str, int]:
         if (fails == "file") == (name == "a.md") and fails != "record-rename":
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real_write(fd, name, data, mode)
+        return real_open(fd, name, data, mode)
 
     class FailingRename(ModuleType):
         def __getattr__(self, name: str) -> Any:
@@ -398,7 +398,7 @@ def test_a_grouped_write_that_fails_part_way_changes_nothing(
                 raise OSError(errno.EIO, "Input/output error")
             os.replace(src, dst, **kw)
 
-    monkeypatch.setattr(local, "write_temp", write_temp)
+    monkeypatch.setattr(local, "open_temp", open_temp)
     monkeypatch.setattr(host, "os", FailingRename("os"))
     with pytest.raises(OSError) as info:
         fs.pipe_file("memory/a.md", A2)
@@ -417,12 +417,12 @@ class UnsyncedGroupStore(LocalFileStore):
     simulation catches a file moved before the records of the move were durable."""
 
     def write_many(self, writes: Any) -> None:
-        real = local.sync_dir
-        local.sync_dir = lambda fd: None  # type: ignore[assignment]
+        real = local.sync_dirs
+        local.sync_dirs = lambda fds: None  # type: ignore[assignment]
         try:
             super().write_many(writes)
         finally:
-            local.sync_dir = real
+            local.sync_dirs = real
 
 
 def test_the_simulation_catches_a_move_before_its_records_are_durable(

@@ -33,9 +33,11 @@ from memfs.stores.host import (
     DIR_FLAGS,
     TEMP_PREFIX,
     discard_temp,
+    fsync_each,
     install_temp,
     listable,
     lstat_at,
+    open_temp,
     path_lock,
     platform_supported,
     read_regular,
@@ -45,8 +47,8 @@ from memfs.stores.host import (
     replace_file,
     sweep_abandoned,
     sync_dir,
+    sync_dirs,
     version_of,
-    write_temp,
 )
 
 DEFAULT_FILE_MODE = 0o600
@@ -502,11 +504,12 @@ class LocalFileStore:
                 else:
                     results.append(None)
         finally:
-            for head, fd in dirs.items():
-                if fd is not None:
-                    if head in unlinked:
-                        sync_dir(fd)
-                    os.close(fd)
+            try:
+                sync_dirs([fd for head, fd in dirs.items() if fd is not None and head in unlinked])
+            finally:
+                for fd in dirs.values():
+                    if fd is not None:
+                        os.close(fd)
         return results
 
     def sweep_leftovers(self, path: str) -> int:
@@ -708,19 +711,31 @@ def _write_in_order(first: _Write, then: _Write, mode: int) -> None:
 
 def _write_group(writes: list[_Write], mode: int, *, then: _Write | None = None) -> None:
     """The writes of :meth:`LocalFileStore.write_many` (each path's lock held, each checked
-    free): every temp file written and fsynced, then each renamed in order, then each distinct
-    directory synced once; ``then``, if given, is renamed and synced only after that (its temp
-    file written with the rest). The temp files are synced one after another on the caller's
-    thread: overlapping them on helper threads measured slower (2 CPUs, busy: thread start-up
-    and the GIL cost more than the second fsync). A failed temp file changes nothing (the
-    others are removed); a failed rename leaves the ones before it in place, synced, and
-    removes the rest's temp files."""
+    free): every temp file written, then all of them fsynced at once (:func:`fsync_each`: their
+    waits for the journal overlap), then each renamed in order, then each distinct directory
+    synced, again at once; ``then``, if given, is renamed and synced only after that (its temp
+    file written and synced with the rest). So no rename comes before every temp file's bytes
+    are durable, and ``then``'s not before the others' entries are. A failed temp file changes
+    nothing (the others are removed); a failed rename leaves the ones before it in place,
+    synced, and removes the rest's temp files."""
     every = [*writes, *([then] if then is not None else [])]
     tmps: list[str] = []
     try:
-        for fd, name, rel, data in every:
-            with _naming(rel, "write"):
-                tmps.append(write_temp(fd, name, data, mode))
+        temp_fds: list[int] = []
+        try:
+            for fd, name, rel, data in every:
+                with _naming(rel, "write"):
+                    tmp, temp_fd = open_temp(fd, name, data, mode)
+                tmps.append(tmp)
+                temp_fds.append(temp_fd)
+            failed = fsync_each(temp_fds)
+        finally:
+            for temp_fd in temp_fds:
+                os.close(temp_fd)
+        for (_, _, rel, _), err in zip(every, failed, strict=True):
+            if err is not None:
+                with _naming(rel, "write"):
+                    raise err
     except BaseException:
         for (fd, _, _, _), tmp in zip(every, tmps, strict=False):
             discard_temp(fd, tmp)
@@ -736,16 +751,23 @@ def _write_group(writes: list[_Write], mode: int, *, then: _Write | None = None)
             discard_temp(fd, tmp)
         raise
     finally:
-        seen: set[tuple[int, int]] = set()
-        for fd, _, _, _ in writes[:done]:
-            st = os.fstat(fd)
-            if (st.st_dev, st.st_ino) not in seen:
-                seen.add((st.st_dev, st.st_ino))
-                sync_dir(fd)
+        sync_dirs(_distinct_dirs(fd for fd, _, _, _ in writes[:done]))
     if then is not None:
         fd, name, rel, _ = then
         with _naming(rel, "write"):
             install_temp(fd, tmps[-1], name)
+
+
+def _distinct_dirs(fds: Iterable[int]) -> list[int]:
+    """``fds`` with each directory once (two descriptors of one directory: its first)."""
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for fd in fds:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            out.append(fd)
+    return out
 
 
 def _unlink(fd: int, name: str, rel: str, expected: str | None) -> None:
