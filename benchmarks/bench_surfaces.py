@@ -119,6 +119,94 @@ def rename_rows(
     return rows
 
 
+OPS = ("create", "str_replace", "rename", "delete")
+OP_ROUNDS = 21
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def op_rows(
+    ref: Any, ours_on: MemFSMemoryTool, ours_off: MemFSMemoryTool, memories: Path, name: str
+) -> list[dict[str, Any]]:
+    """Each of the four writing commands alone, one call timed at a time, against the SDK's
+    reference and against the reference followed by an fsync of its directory (``durable``:
+    the SDK fsyncs a created or replaced file's bytes, never a directory, so its renames,
+    deletes and new entries do not survive a power cut), memfs with history on and off.
+    ``OP_ROUNDS`` rounds; in each the four sides take turns in a rotating order, and each op's
+    setup or undo (the create before a delete, the rename back) runs untimed."""
+    text = (
+        "---\nname: bench-new\ndescription: a memory made to be timed\n"
+        "metadata:\n  type: project\n---\nBody.\n"
+    )
+    edit_from, edit_to = "metadata:", "metadata: "
+    moved = name.removesuffix(".md") + "-moved.md"
+    sides: dict[str, Callable[[dict[str, Any]], Any]] = {
+        "sdk": ref.call,
+        "durable": lambda c: (ref.call(c), _fsync_dir(memories)),
+        "history on": ours_on.call,
+        "history off": ours_off.call,
+    }
+    times: dict[tuple[str, str], list[float]] = {}
+    counter = iter(range(10**9))
+
+    def timed(side: str, op: str, command: dict[str, Any]) -> None:
+        t = time.perf_counter()
+        sides[side](command)
+        times.setdefault((op, side), []).append(time.perf_counter() - t)
+
+    def one(side: str, op: str) -> None:
+        call = sides[side]
+        if op == "create":
+            path = f"/memories/bench-new-{next(counter)}.md"
+            timed(side, op, {"command": "create", "path": path, "file_text": text})
+            call({"command": "delete", "path": path})
+        elif op == "delete":
+            path = f"/memories/bench-new-{next(counter)}.md"
+            call({"command": "create", "path": path, "file_text": text})
+            timed(side, op, {"command": "delete", "path": path})
+        elif op == "str_replace":
+            timed(
+                side,
+                op,
+                {"command": "str_replace", "path": name, "old_str": edit_from, "new_str": edit_to},
+            )
+            call({"command": "str_replace", "path": name, "old_str": edit_to, "new_str": edit_from})
+        else:
+            timed(side, op, {"command": "rename", "old_path": name, "new_path": moved})
+            call({"command": "rename", "old_path": moved, "new_path": name})
+
+    order = list(sides)
+    for r in range(OP_ROUNDS + 1):
+        for op in OPS:
+            for side in order[r % 4 :] + order[: r % 4]:
+                one(side, op)
+        if r == 0:
+            times.clear()  # the first round warms every side
+    rows = []
+    for op in OPS:
+        med = {side: statistics.median(times[(op, side)]) for side in sides}
+        for side in ("history on", "history off"):
+            rows.append(
+                {
+                    "case": f"{op}, {side}",
+                    "baseline": "SDK reference",
+                    "baseline_ms": med["sdk"] * 1e3,
+                    "memfs_ms": med[side] * 1e3,
+                    "ratio": med[side] / med["sdk"],
+                    "durable_ms": med["durable"] * 1e3,
+                    "ratio_vs_durable": med[side] / med["durable"],
+                    "rounds": OP_ROUNDS,
+                }
+            )
+    return rows
+
+
 def main() -> int:
     src = MemFS(InMemoryFileStore(), clock=lambda: CLOCK_DATE)
     generate_workspace(src)
@@ -191,6 +279,8 @@ def main() -> int:
     )
 
     rows += rename_rows(ref, ours, root, fs, name)
+    off = MemFS(LocalFileStore(root / "ws-off"), clock=lambda: CLOCK_DATE, history=False)
+    rows += op_rows(ref, ours, MemFSMemoryTool(off), root / "ref" / "memories", name)
 
     executor = FileToolExecutor(fs)
     args = {"path": median_file}
@@ -229,7 +319,8 @@ def main() -> int:
                 f"{'  against SDK + fsync of the directory':44} {'':>16} {r['durable_ms']:8.2f} "
                 f"{'':9} {r['ratio_vs_durable']:6.2f}x"
             )
-    out = REPO / "benchmarks" / "results" / f"surfaces-{dt.date.today().isoformat()}.json"
+    out = Path(os.environ.get("MEMFS_BENCH_OUT", REPO / "benchmarks" / "results"))
+    out = out / f"surfaces-{dt.date.today().isoformat()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
         json.dumps(
@@ -245,7 +336,7 @@ def main() -> int:
         )
         + "\n"
     )
-    print(f"wrote {out.relative_to(REPO)}")
+    print(f"wrote {out}")
     return 0
 
 

@@ -178,10 +178,12 @@ class LocalFileStore:
             raise
         return fd
 
-    def _at(self, rel: str, action: str, *, create: bool = False, also: str = "") -> _At:
+    def _at(
+        self, rel: str, action: str, *, create: bool = False, also: tuple[str, ...] = ()
+    ) -> _At:
         """``with self._at(rel, action) as at``: ``at`` is ``(descriptor of the parent
         directory, name)`` of ``rel``, or None if the parent is missing; host errors inside
-        are raised again naming ``rel`` (unless they name ``also``, a second path the same
+        are raised again naming ``rel`` (unless they name one of ``also``, other paths the same
         operation writes)."""
         return _At(self, rel, action, create, also)
 
@@ -272,8 +274,8 @@ class LocalFileStore:
         expected = None if expected_sha256 is None else check_sha256(expected_sha256)
         data, first_data = bytes(data), bytes(first_data)
         with (
-            self._at(rel_first, "write", create=True, also=rel) as at_first,
-            self._at(rel, "write", create=True, also=rel_first) as at,
+            self._at(rel_first, "write", create=True, also=(rel,)) as at_first,
+            self._at(rel, "write", create=True, also=(rel_first,)) as at,
         ):
             assert at_first is not None and at is not None
             (ffd, fname), (fd, name) = at_first, at
@@ -319,7 +321,8 @@ class LocalFileStore:
         with contextlib.ExitStack() as stack:
             ats = []
             for rel in rels:
-                at = stack.enter_context(self._at(rel, "write", create=True))
+                # an error naming another path of the group keeps its name
+                at = stack.enter_context(self._at(rel, "write", create=True, also=tuple(rels)))
                 assert at is not None
                 ats.append(at)
             for i in sorted(range(len(rels)), key=rels.__getitem__):
@@ -668,7 +671,7 @@ class _At:
     __slots__ = ("action", "also", "create", "fd", "rel", "store")
 
     def __init__(
-        self, store: LocalFileStore, rel: str, action: str, create: bool, also: str = ""
+        self, store: LocalFileStore, rel: str, action: str, create: bool, also: tuple[str, ...] = ()
     ) -> None:
         self.store, self.rel, self.action, self.create = store, rel, action, create
         self.also = also
@@ -686,7 +689,7 @@ class _At:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
-        if isinstance(err, OSError) and not (self.also and _is_workspace_named(err, self.also)):
+        if isinstance(err, OSError) and not any(_is_workspace_named(err, p) for p in self.also):
             named = _named(err, self.rel, self.action)
             if named is not err:
                 raise named from None
