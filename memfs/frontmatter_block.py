@@ -104,16 +104,11 @@ class FrontmatterRead(NamedTuple):
         return self.data if self.how == "yaml" or not self.unread else None
 
 
-def _frontmatter_read(fields: tuple[Any, ReadHow, str | None, tuple[int, ...]]) -> FrontmatterRead:
-    # NamedTuple's generated __new__ is a Python function; the tuple constructor is not
-    # (every file of a stats pass is read through here).
-    return tuple.__new__(FrontmatterRead, fields)
-
-
 def _read_frontmatter(yaml_text: str) -> FrontmatterRead:
     simple = parse_simple_mapping(yaml_text)
     if simple is not None:
-        return _frontmatter_read((simple, "yaml", None, ()))
+        # tuple.__new__: NamedTuple's own __new__ is a Python call, once a file of a stats pass
+        return tuple.__new__(FrontmatterRead, (simple, "yaml", None, ()))
     try:
         data = yaml.load(yaml_text, Loader=_Loader)
     except yaml.YAMLError as e:

@@ -225,11 +225,7 @@ class _Resolver:
         if self._by_basename is None:  # a file name the memory area holds exactly once
             by_name: dict[str, list[str]] = {}
             for p in files:  # posixpath.basename, without its call a file
-                name = p[p.rfind("/") + 1 :]
-                if name in by_name:
-                    by_name[name].append(p)
-                else:
-                    by_name[name] = [p]
+                by_name.setdefault(p[p.rfind("/") + 1 :], []).append(p)
             self._by_basename = by_name
         found = self._by_basename.get(posixpath.basename(path), ())
         return found[0] if len(found) == 1 else None

@@ -306,6 +306,14 @@ class _LastResult(Generic[_T]):
         return value
 
 
+def _from(
+    last: _LastResult[_T] | None, key: Callable[[], Hashable], compute: Callable[[], _T]
+) -> _T:
+    """``compute()``, through ``last`` when a caller keeps figures (``key`` is built only
+    then: a one-off report would build a tuple a file for nothing)."""
+    return compute() if last is None else last.get(key(), compute)
+
+
 class KeptFigures:
     """The whole-store figures of the last report over one workspace, for a caller that
     measures it again and again (``memfs serve``, on every request): each is computed again
@@ -342,25 +350,21 @@ def report_over(
     parsed: MemoryIndex | None = None
     memory_paths = [r.path for r in records]
     if index_data is not None:
-
-        def index_figures() -> tuple[IndexStats, set[str], MemoryIndex]:
-            return _index_stats(index_data, fs, records, memory_paths)
-
-        if kept is None:  # one report: no key to build (a tuple a file)
-            index, linked, parsed = index_figures()
-        else:
-            key = (index_data, layout, tuple((r.path, r.name) for r in records))
-            last = kept.index.get(key, index_figures)
-            index, linked, parsed = copy.copy(last[0]), last[1], last[2]  # links set below
+        last = _from(
+            None if kept is None else kept.index,
+            lambda: (index_data, layout, tuple((r.path, r.name) for r in records)),
+            lambda: _index_stats(index_data, fs, records, memory_paths),
+        )
+        index, linked, parsed = copy.copy(last[0]), last[1], last[2]  # the links are set below
     _count_links(index, memory_paths, linked, files)
     derived = _derived_index(
         records, layout.index_dir, index.chars, None if kept is None else kept.derived_tokens
     )
-    if kept is None:
-        missing = worth_writing(records)
-    else:
-        links = tuple((r.path, r.name, tuple(r.links)) for r in records)
-        missing = kept.worth_writing.get(links, lambda: worth_writing(records))
+    missing = _from(
+        None if kept is None else kept.worth_writing,
+        lambda: tuple((r.path, r.name, tuple(r.links)) for r in records),
+        lambda: worth_writing(records),
+    )
     report = StatsReport(
         workspace=repr(fs.store),
         layout=layout.kind,
@@ -460,9 +464,7 @@ def _derived_index(
     return DerivedIndexStats(
         lines=len(records),
         chars=derived_chars,
-        estimated_tokens=estimate_tokens(text)
-        if tokens is None
-        else tokens.get(text, lambda: estimate_tokens(text)),
+        estimated_tokens=_from(tokens, lambda: text, lambda: estimate_tokens(text)),
         files_without_description=sum(r.description is None for r in records),
         ratio_to_curated=round(derived_chars / curated_chars, 2) if curated_chars else None,
     )

@@ -35,7 +35,10 @@ import secrets
 import stat
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 from memfs import errors
 from memfs.paths import RESERVED_PREFIX
@@ -387,11 +390,11 @@ def _fsync(fd: int) -> OSError | None:
     return None
 
 
-_pool: Any = None
+_pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
-def _fsync_pool() -> Any:
+def _fsync_pool() -> ThreadPoolExecutor:
     """The threads :func:`fsync_each` syncs on: a few, made at the first use."""
     global _pool
     with _pool_lock:
