@@ -194,7 +194,12 @@ def test_import_names_each_refused_file_exits_1_and_dry_run_says_the_same(tmp_pa
     for out in (dry, real):
         assert "keys.md: line 2: GitHub token" in out.err and _TOKEN not in out.err + out.out
         assert "broken link kept: line 1: keys.md" in out.out
-    assert "would be written" in dry.err and "would have imported 2 files" in dry.out
+    assert "refused (would not be written): keys.md" in dry.err
+    assert "refused (not written): keys.md" in real.err
+    assert "would have imported 2 files" in dry.out
+    # what the source holds, the refused file counted: its index line is not broken there
+    for out in (dry, real):
+        assert "memory files linked); 2 memory files (1 refused)" in out.out
     assert _tree(ws).keys() == {"MEMORY.md", "memory/user_role.md"}
 
 

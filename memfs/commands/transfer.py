@@ -103,6 +103,11 @@ class TransferPlan(BaseModel):
         return not self.conflicts and not self.refused
 
     @property
+    def refused_paths(self) -> list[str]:
+        """The source paths of :attr:`refused`, in its order."""
+        return [r.split(": ", 1)[0] for r in self.refused]
+
+    @property
     def writable(self) -> bool:
         """Whether the clean files can be written: no conflict (refused files are left out)."""
         return not self.conflicts
@@ -249,7 +254,7 @@ def _why_refused(e: Exception) -> str:
 
 def _mark_broken_links(plan: TransferPlan, src: Layout) -> None:
     """Index links whose target is a refused file: the line is kept, and reported broken."""
-    refused = {r.split(": ", 1)[0] for r in plan.refused}
+    refused = set(plan.refused_paths)
     for ch in plan.links:
         path = resolve_link(unquote(ch.old.split("#", 1)[0]), src.index_path)
         if path in refused:
@@ -364,10 +369,11 @@ def found_in(src: MemFS, plan: TransferPlan) -> str:
     """One line for people: the index (what it links, by the index's link rule) and the memory
     files a transfer found in ``src``."""
     layout = src.layout
-    memory = [c.src for c in plan.copies if layout.is_memory_file(c.src)]
+    refused = [p for p in plan.refused_paths if layout.is_memory_file(p)]
+    memory = [c.src for c in plan.copies if layout.is_memory_file(c.src)] + refused
     area = f"{layout.memory_dir}/" if layout.memory_dir else ""
     nested = [p for p in memory if "/" in p[len(area) :]]
-    files = _n(len(memory), "memory file")
+    files = _n(len(memory), "memory file") + (f" ({len(refused)} refused)" if refused else "")
     if nested:
         folders = sorted({p[len(area) :].split("/", 1)[0] + "/" for p in nested})
         where = "all" if len(nested) == len(memory) else str(len(nested))
@@ -443,9 +449,9 @@ def _run(args: argparse.Namespace, direction: Direction) -> int:
         print(f"  broken link kept: line {ch.line}: {ch.old} ({ch.why})")
     if not plan.writable:
         return 1
-    would = "would be " if args.dry_run else ""
+    not_written = "would not be written" if args.dry_run else "not written"
     for r in plan.refused:
-        print(f"{name}: refused (not {would}written): {r}", file=sys.stderr)
+        print(f"{name}: refused ({not_written}): {r}", file=sys.stderr)
     if plan.refused:
         print(
             f"{name}: {len(plan.refused)} file(s) refused; remove the secret (store where it "
