@@ -151,7 +151,8 @@ def test_start_refuses_a_recorded_server_that_does_not_answer(tmp_path):
             lm.start(paths, port=port)
         assert str(info.value) == (
             f"A server (pid {sleeper.pid}) from {paths.pid_file} is running but "
-            f"http://127.0.0.1:{port}/v1 does not answer; run `memfs model stop` first."
+            f"http://127.0.0.1:{port}/v1 does not answer; run `memfs model stop --port {port}` "
+            "first."
         )
     finally:
         sleeper.kill()
@@ -178,7 +179,7 @@ def test_a_server_that_never_answers_times_out_and_stays_stoppable(tmp_path):
     reaper = reap_when_it_exits(pid)
     assert str(info.value) == (
         f"The model server (pid {pid}) did not answer on http://127.0.0.1:{port}/v1 within 1 s; "
-        f"see {paths.log_file}, or `memfs model stop`."
+        f"see {paths.log_file}, or `memfs model stop --port {port}`."
     )
     assert lm.stop(paths) == pid
     reaper.join(timeout=30)
@@ -400,22 +401,53 @@ def test_the_model_commands_start_report_and_stop_a_server(tmp_path, monkeypatch
     monkeypatch.setenv("MEMFS_CACHE_DIR", str(paths.root))
     port = free_port()
     base = f"http://127.0.0.1:{port}/v1"
+    server = lm.LocalModelPaths(paths.root, port)  # a port other than 8765: its own directory
+    assert server.server_dir == paths.root / f"server-{port}"
     assert main(["model", "start", "--port", str(port), "--prompt-cache-gib", "0"]) == 0
-    pid = int(paths.pid_file.read_text())
+    pid = int(server.pid_file.read_text())
     reaper = reap_when_it_exits(pid)
     assert capsys.readouterr().out == f"model server pid {pid} on {base} (model openai/local)\n"
-    assert "cache" not in json.loads(paths.config_file.read_text())["models"][0]
+    assert "cache" not in json.loads(server.config_file.read_text())["models"][0]
     assert main(["model", "status", "--port", str(port), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["state"] == "ready"
-    assert main(["model", "stop"]) == 0
+    assert main(["model", "stop"]) == 0  # the default port's server: none
+    assert capsys.readouterr().out == "no model server was running\n"
+    assert main(["model", "stop", "--port", str(port)]) == 0
     assert capsys.readouterr().out == f"stopped pid {pid}\n"
     reaper.join(timeout=30)
-    assert main(["model", "stop"]) == 0
+    assert main(["model", "stop", "--port", str(port)]) == 0
     assert capsys.readouterr().out == "no model server was running\n"
     assert main(["model", "status", "--port", str(port)]) == 3
     assert capsys.readouterr().out.splitlines()[0] == (
-        f"server:    not running; nothing answers at {base} — run `memfs model start`"
+        f"server:    not running; nothing answers at {base} — run `memfs model start --port {port}`"
     )
+
+
+def test_two_servers_of_one_model_run_side_by_side_and_stop_one_at_a_time(
+    tmp_path, monkeypatch, capsys
+):
+    paths = installed(tmp_path)
+    monkeypatch.setenv("MEMFS_CACHE_DIR", str(paths.root))
+    ports = [free_port(), free_port()]
+    while ports[1] == ports[0]:
+        ports[1] = free_port()
+    pids = []
+    for port in ports:
+        assert main(["model", "start", "--port", str(port), "--prompt-cache-gib", "0"]) == 0
+        pids.append(int(lm.LocalModelPaths(paths.root, port).pid_file.read_text()))
+    reapers = [reap_when_it_exits(pid) for pid in pids]
+    try:
+        assert pids[0] != pids[1]
+        assert [lm.status(port=p).state for p in ports] == ["ready", "ready"]
+        assert main(["model", "stop", "--port", str(ports[0])]) == 0
+        reapers[0].join(timeout=30)
+        assert [lm.status(port=p).state for p in ports] == ["down", "ready"]
+    finally:
+        for port in ports:
+            lm.stop(port=port)
+    reapers[1].join(timeout=30)
+    assert not any(r.is_alive() for r in reapers)
+    capsys.readouterr()
 
 
 # -- describe_status: every state a person can meet ------------------------------------------------
@@ -458,7 +490,7 @@ def test_describe_status_of_each_server_state(tmp_path):
     )
     assert said["crashed"] == (
         "server:    crashed: the server (pid 7) is gone (it crashed or was killed); "
-        "`memfs model start` starts it again. Last lines of /c/server.log:\n"
+        "`memfs model start --port 9` starts it again. Last lines of /c/server.log:\n"
         "    boom\n    core dumped"
     )
     assert said["down"] == "server:    not running; nothing answers at http://127.0.0.1:9/v1"

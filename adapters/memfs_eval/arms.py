@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Literal, TypeVar, get_args
 
 from memfs import (
@@ -225,6 +225,36 @@ def interleave(arms: Sequence[T], scenarios: Sequence[S], n: int) -> Iterator[tu
         for s in scenarios:
             for arm in arms:
                 yield arm, s, i
+
+
+Order = Literal["interleaved", "blocks"]
+"""How a run's samples follow one another (``memfs eval --order``)."""
+ORDERS: tuple[Order, ...] = get_args(Order)
+
+
+def work_units(
+    arms: Sequence[T],
+    scenarios: Sequence[S],
+    n: int,
+    order: Order = "interleaved",
+    done: Callable[[T, S, int], bool] = lambda arm, scenario, index: False,
+) -> list[list[tuple[T, S, int]]]:
+    """The samples still to take, in the units one endpoint takes them: each sample alone in
+    :func:`interleave`'s order, or, for ``blocks``, every sample of one arm and scenario
+    together (for each arm in order, each scenario in order); the samples ``done`` says are
+    taken already are left out.
+
+    A block's samples send the same first prompt, so a server that takes a whole block keeps
+    that prompt in its context: on a CPU that evaluates a few tokens a second, a cold prompt of
+    several thousand tokens costs minutes a sample. What blocks give up is the spread of each
+    arm over the run's time: a run stopped halfway has whole arms and none of others.
+    """
+    if order == "interleaved":
+        return [[t] for t in interleave(arms, scenarios, n) if not done(*t)]
+    units = [
+        [(arm, s, i) for i in range(n) if not done(arm, s, i)] for arm in arms for s in scenarios
+    ]
+    return [u for u in units if u]
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:

@@ -9,7 +9,9 @@
 
 An arm is NAME=OPTIONS: prompt=full|appendix-a-only|full-after-tools, tools=platform|files-only,
 levers=none|default|read+receipt+loop+nudge (read before overwrite, write receipt, loop guard,
-index nudge), or one lever alone as read=on|off. Samples are interleaved across arms.
+index nudge), or one lever alone as read=on|off. Samples are interleaved across arms, or taken
+one arm and scenario at a time with --order blocks; --api-base given twice spreads them over
+two servers of the same model.
 
 A scripted model can exercise this command, never produce its verdict: the point is a real one.
 """
@@ -30,11 +32,12 @@ from memfs.extras import require
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from memfs_eval.arms import Arm, parse_arm
+from memfs_eval.arms import ORDERS, Arm, parse_arm
 from memfs_eval.harness import (
     CONFIG_FILE,
     EndpointFailedError,
     SampleResult,
+    load_results,
     rejudge,
     report_from,
     run_eval,
@@ -79,11 +82,32 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="an arm to compare (see above); repeatable; default: one arm from --prompt/--tools",
     )
     p.add_argument("--baseline", metavar="NAME", help="the arm others are compared with")
+    p.add_argument(
+        "--order",
+        choices=list(ORDERS),
+        default="interleaved",
+        help="interleaved (default): a round of every arm and scenario at a time; blocks: every "
+        "sample of one arm and scenario together, so a server keeps their prompt (much faster "
+        "on a CPU; a run stopped halfway has whole arms and none of others)",
+    )
+    p.add_argument(
+        "--note",
+        action="append",
+        default=[],
+        help="a sentence about the run for its report (the machine, a change of setup); "
+        "repeatable, kept on --resume",
+    )
     p.add_argument("--max-steps", type=int, default=4)
     p.add_argument("--max-tokens", type=int, default=300, help="per model call (0 = no cap)")
     p.add_argument("--temperature", type=float, default=0.7)
     p.add_argument("--context-window", type=int, help="the model's window (Ollama: num_ctx)")
-    p.add_argument("--api-base", help="endpoint URL (default for openai/local: the local server)")
+    p.add_argument(
+        "--api-base",
+        action="append",
+        default=[],
+        help="endpoint URL (default for openai/local: the local server); repeat it for several "
+        "servers of the same model, one worker each (`memfs model start --port N`)",
+    )
     p.add_argument("--api-key", help="endpoint key (default for openai/local: the local one)")
     p.add_argument(
         "--completion-arg",
@@ -115,7 +139,7 @@ def _slug(text: str) -> str:
 
 def _endpoint(args: argparse.Namespace) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
-    api_base, api_key = args.api_base, args.api_key
+    api_base, api_key = (args.api_base or [None])[0], args.api_key
     if args.model == LOCAL_MODEL and (api_base is None or api_key is None):
         from memfs_litellm.local_model import API_KEY
         from memfs_litellm.local_model import api_base as local_base
@@ -230,6 +254,9 @@ def run_config(
         temperature=args.temperature,
         context_window=args.context_window,
         api_base=kwargs.get("api_base"),
+        api_bases=list(args.api_base) if len(args.api_base) > 1 else [],
+        order=args.order,
+        notes=list(args.note),
         completion_args={
             k: v
             for k, v in kwargs.items()
@@ -246,14 +273,31 @@ def run_config(
     )
     if args.resume and (out / CONFIG_FILE).exists():
         previous = json.loads((out / CONFIG_FILE).read_text(encoding="utf-8"))
+        notes = [*previous.get("notes", []), *_changed_setup(previous, config, out)]
         config = config.model_copy(
             update={
                 "started": previous.get("started", ""),
                 "command": previous.get("command", ""),
                 "run_id": previous.get("run_id", ""),
+                "notes": [*notes, *(n for n in config.notes if n not in notes)],
             }
         )
     return config
+
+
+def _changed_setup(previous: dict[str, Any], config: RunConfig, out: Path) -> list[str]:
+    """A note for a resumed run whose order or endpoints differ from the run before: which
+    samples ran how is part of what the report says."""
+    was_order = previous.get("order", "interleaved")
+    was_endpoints = len(previous.get("api_bases", [])) or 1
+    now_endpoints = len(config.api_bases) or 1
+    if (was_order, was_endpoints) == (config.order, now_endpoints):
+        return []
+    kept = sum(r.verdict.outcome != "run_error" for r in load_results(out))
+    return [
+        f"resumed after {kept} samples with order {config.order} on {now_endpoints} "
+        f"endpoint(s) (before: {was_order} on {was_endpoints})"
+    ]
 
 
 def _run_with_progress(

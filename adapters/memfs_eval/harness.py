@@ -8,15 +8,19 @@ stopped halfway still has a report (``memfs eval --report DIR``) and can be resu
 
 Samples are taken round-robin (sample 0 of every scenario, then sample 1, …) so a run cut short
 covers every scenario about equally. A run with several arms (prompt variant, tool set, levers;
-:mod:`memfs_eval.arms`) interleaves them within each round, and keeps each arm's samples under
-``<out>/samples/<arm>/<scenario>/<n>``.
+:mod:`memfs_eval.arms`) interleaves them within each round, or takes each arm and scenario's
+samples together (``order="blocks"``), and keeps each arm's samples under
+``<out>/samples/<arm>/<scenario>/<n>``. Given several endpoints of one model, a worker per
+endpoint takes the samples side by side.
 """
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,7 +29,7 @@ from typing import Any
 from memfs import History, LocalFileStore, MemFS
 from pydantic import BaseModel, Field
 
-from memfs_eval.arms import Arm, interleave
+from memfs_eval.arms import Arm, work_units
 from memfs_eval.judge import SampleRecord, ToolCallRecord, Verdict, judge
 from memfs_eval.opinion import OpinionFn
 from memfs_eval.report import EvalReport, RunConfig, build_report, write_report
@@ -342,6 +346,12 @@ def run_eval(
     again. ``max_consecutive_errors`` run errors in a row stop the run with
     :class:`EndpointFailedError` instead of recording the rest of the plan as errors: a dead
     server is fixed and the run resumed, not measured.
+
+    With several endpoints (``config.api_bases``) one worker thread per endpoint takes the
+    samples, each unit of :func:`~memfs_eval.arms.work_units` (in ``config.order``) whole on
+    one endpoint; a sample's seed and files do not depend on which endpoint ran it. Each
+    worker counts its own run errors in a row; one that reaches the limit stops every worker
+    after its current sample.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     done: set[tuple[str, str, int]] = set()
@@ -357,28 +367,117 @@ def run_eval(
             "that run, or choose another --out directory."
         )
     _write_json(out_dir / CONFIG_FILE, config.model_dump(mode="json"))
-    report = report_from(out_dir, scenarios, config, now=now())
-    errors: list[str] = []
-    for arm, scenario, index in interleave(config.run_arms(), scenarios, config.n):
-        if (arm.name, scenario.id, index) in done:
-            continue
-        result = run_sample(
+    units = work_units(
+        config.run_arms(),
+        scenarios,
+        config.n,
+        config.order,
+        lambda arm, scenario, index: (arm.name, scenario.id, index) in done,
+    )
+    run = _Workers(
+        config,
+        scenarios,
+        out_dir,
+        units,
+        now=now,
+        on_sample=on_sample,
+        max_consecutive_errors=max_consecutive_errors,
+        report=report_from(out_dir, scenarios, config, now=now()),
+    )
+
+    def take(arm: Arm, scenario: Scenario, index: int, kwargs: dict[str, Any]) -> SampleResult:
+        return run_sample(
             scenario,
             index,
             config,
             out_dir,
             turn_runner=turn_runner,
             system_prompt=system_prompt,
-            completion_kwargs=completion_kwargs or {},
+            completion_kwargs=kwargs,
             opinion=opinion,
             arm=arm,
         )
-        with (out_dir / SAMPLES_FILE).open("a", encoding="utf-8") as f:
+
+    kwargs = completion_kwargs or {}
+    endpoints = config.api_bases if len(config.api_bases) > 1 else [None]
+    return run.all(
+        take, [kwargs if base is None else {**kwargs, "api_base": base} for base in endpoints]
+    )
+
+
+Take = Callable[[Arm, Scenario, int, dict[str, Any]], SampleResult]
+
+
+class _Workers:
+    """The samples of one run taken by one worker per endpoint: the units handed out in order,
+    each result appended to ``samples.jsonl`` and the report rebuilt under one lock."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        scenarios: list[Scenario],
+        out_dir: Path,
+        units: list[list[tuple[Arm, Scenario, int]]],
+        *,
+        now: Callable[[], dt.datetime],
+        on_sample: Callable[[SampleResult], None] | None,
+        max_consecutive_errors: int | None,
+        report: EvalReport,
+    ) -> None:
+        self.config, self.scenarios, self.out_dir = config, scenarios, out_dir
+        self.units = collections.deque(units)
+        self.now, self.on_sample, self.limit = now, on_sample, max_consecutive_errors
+        self.report = report
+        self.lock = threading.Lock()
+        self.failed: BaseException | None = None
+
+    def all(self, take: Take, endpoints: list[dict[str, Any]]) -> EvalReport:
+        """Every unit taken through ``take``, a worker per endpoint (the first in this thread).
+
+        The other workers end after their current sample once one has stopped the run; on
+        Ctrl-C the run does not wait for them (their threads end with the process: a sample is
+        recorded whole or not at all, one append of one line)."""
+        threads = [
+            threading.Thread(target=self._worker, args=(take, kw, False), daemon=True)
+            for kw in endpoints[1:]
+        ]
+        for t in threads:
+            t.start()
+        self._worker(take, endpoints[0], True)
+        for t in threads:
+            t.join()
+        if self.failed is not None:
+            raise self.failed
+        return self.report
+
+    def _next(self) -> list[tuple[Arm, Scenario, int]] | None:
+        with self.lock:
+            return None if self.failed is not None or not self.units else self.units.popleft()
+
+    def _worker(self, take: Take, kwargs: dict[str, Any], main: bool) -> None:
+        """Take units until none is left or the run stopped; a failure stops the run (raised
+        here in the main thread, by :meth:`all` after the others for a worker thread)."""
+        errors: list[str] = []
+        try:
+            while (unit := self._next()) is not None:
+                for arm, scenario, index in unit:
+                    result = take(arm, scenario, index, dict(kwargs))
+                    errors = [*errors, result.record.error] if result.record.error else []
+                    with self.lock:
+                        self._keep(result)
+                        if self.limit is not None and len(errors) >= self.limit:
+                            self.failed = EndpointFailedError(self.out_dir, errors)
+                        if self.failed is not None:
+                            return
+        except BaseException as e:  # a bug, or Ctrl-C: the other workers stop after their sample
+            with self.lock:
+                self.failed = self.failed or e
+            if main:
+                raise
+
+    def _keep(self, result: SampleResult) -> None:
+        with (self.out_dir / SAMPLES_FILE).open("a", encoding="utf-8") as f:
             f.write(result.model_dump_json() + "\n")
-        report = report_from(out_dir, scenarios, config, now=now())
-        if on_sample is not None:
-            on_sample(result)
-        errors = [*errors, result.record.error] if result.record.error else []
-        if max_consecutive_errors is not None and len(errors) >= max_consecutive_errors:
-            raise EndpointFailedError(out_dir, errors)
-    return report
+        self.report = report_from(self.out_dir, self.scenarios, self.config, now=self.now())
+        if self.on_sample is not None:
+            self.on_sample(result)

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memfs_eval.arms import Z95, Arm, newcombe, wilson
+from memfs_eval.arms import Z95, Arm, Order, newcombe, wilson
 from memfs_eval.judge import CLASS_DESCRIPTIONS, OUTCOME_ORDER, REPORTED_CLASSES, Verdict
 from memfs_eval.scenario import PASS_CLASS, Scenario
 
@@ -56,6 +56,10 @@ class RunConfig(BaseModel):
     temperature: float | None = None
     context_window: int | None = None
     api_base: str | None = None
+    api_bases: list[str] = Field(
+        default_factory=list,
+        description="every endpoint the samples were spread over, one worker each, when several",
+    )
     completion_args: dict[str, Any] = Field(default_factory=dict)
     llm_judge: str | None = None
     scenarios: list[str] = Field(default_factory=list)
@@ -64,9 +68,18 @@ class RunConfig(BaseModel):
     )
     arms: list[Arm] = Field(
         default_factory=list,
-        description="the arms, interleaved; empty: one arm from prompt and tools, default levers",
+        description="the arms, in the order they run; empty: one arm from prompt and tools, "
+        "default levers",
     )
     baseline: str | None = Field(default=None, description="the arm others are compared with")
+    order: Order = Field(
+        default="interleaved",
+        description="interleaved: a round of every arm and scenario at a time; blocks: every "
+        "sample of one arm and scenario together",
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="what the person running it said about the run"
+    )
     run_id: str = Field(
         default="",
         description="what each sample's seed is derived from (default: the run's folder)",
@@ -456,6 +469,12 @@ def render_markdown(report: EvalReport) -> str:
         f"{c.temperature if c.temperature is not None else 'endpoint default'}; "
         f"context window: {c.context_window or 'not set'}"
         + (f"; completion args: {c.completion_args}" if c.completion_args else ""),
+        *(
+            [f"- endpoints: {len(c.api_bases)}, a worker each ({', '.join(c.api_bases)})"]
+            if len(c.api_bases) > 1
+            else []
+        ),
+        *(f"- note: {note}" for note in c.notes),
         f"- overall: {o.cell()} samples passed",
         "",
         "Each sample is judged by deterministic rules over the resulting files and the "
@@ -478,8 +497,14 @@ def render_markdown(report: EvalReport) -> str:
         lines += [
             "## Arms",
             "",
-            "Samples were interleaved across the arms (each round runs every arm once per "
-            "scenario, in the order listed). Differences are this arm's rate minus the other's, "
+            (
+                "Samples were interleaved across the arms (each round runs every arm once per "
+                "scenario, in the order listed). "
+                if c.order == "interleaved"
+                else "Samples were taken in blocks (every sample of one arm and scenario "
+                "together, the arms in the order listed). "
+            )
+            + "Differences are this arm's rate minus the other's, "
             f"with Newcombe's 95% interval (hybrid score); the baseline is `{c.baseline_arm()}`.",
             "",
             arm_table(report),

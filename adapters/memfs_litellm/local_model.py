@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from dataclasses import dataclass
@@ -68,6 +69,11 @@ def api_base(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
     return f"http://{host}:{port}/v1"
 
 
+def command(action: str, port: int = DEFAULT_PORT) -> str:
+    """The ``memfs model`` command line for ``action`` on the server at ``port``."""
+    return f"memfs model {action}" + ("" if port == DEFAULT_PORT else f" --port {port}")
+
+
 def cache_dir() -> Path:
     return Path(os.environ.get("MEMFS_CACHE_DIR") or Path.home() / ".cache" / "memfs")
 
@@ -75,10 +81,13 @@ def cache_dir() -> Path:
 @dataclass(frozen=True)
 class LocalModelPaths:
     root: Path
+    port: int = DEFAULT_PORT
+    """The server these paths' pid file, config and log are for: one directory per port, so a
+    second server of the same model (another port, for a run spread over two) is its own."""
 
     @classmethod
-    def default(cls) -> LocalModelPaths:
-        return cls(cache_dir())
+    def default(cls, port: int = DEFAULT_PORT) -> LocalModelPaths:
+        return cls(cache_dir(), port)
 
     @property
     def venv(self) -> Path:
@@ -98,7 +107,8 @@ class LocalModelPaths:
 
     @property
     def server_dir(self) -> Path:
-        return self.root / "server"
+        """``server/`` for the default port, ``server-<port>/`` for any other."""
+        return self.root / ("server" if self.port == DEFAULT_PORT else f"server-{self.port}")
 
     @property
     def pid_file(self) -> Path:
@@ -593,7 +603,7 @@ def start(
     wait_s: float = 180.0,
 ) -> int:
     """Start the server in the background, wait until it answers, return its pid."""
-    paths = paths or LocalModelPaths.default()
+    paths = paths or LocalModelPaths.default(port)
     base = api_base(host, port)
     running = _read_pid(paths)
     if running is not None:
@@ -601,7 +611,7 @@ def start(
             return running
         raise OSError(
             f"A server (pid {running}) from {paths.pid_file} is running but {base} does not "
-            "answer; run `memfs model stop` first."
+            f"answer; run `{command('stop', port)}` first."
         )
     if read_model_info(paths) is None:
         raise FileNotFoundError(f"No model at {paths.model}; run `memfs model install` first.")
@@ -657,13 +667,16 @@ def start(
         time.sleep(1.0)
     raise TimeoutError(
         f"The model server (pid {proc.pid}) did not answer on {base} within {wait_s:.0f} s; "
-        f"see {paths.log_file}, or `memfs model stop`."
+        f"see {paths.log_file}, or `{command('stop', port)}`."
     )
 
 
-def stop(paths: LocalModelPaths | None = None, *, wait_s: float = 20.0) -> int | None:
-    """Stop the server started by :func:`start`; the pid it stopped, or None if none ran."""
-    paths = paths or LocalModelPaths.default()
+def stop(
+    paths: LocalModelPaths | None = None, *, port: int = DEFAULT_PORT, wait_s: float = 20.0
+) -> int | None:
+    """Stop the server :func:`start` started on ``port``; the pid it stopped, or None if none
+    ran."""
+    paths = paths or LocalModelPaths.default(port)
     pid = _read_pid(paths)
     if pid is None:
         paths.pid_file.unlink(missing_ok=True)
@@ -685,7 +698,7 @@ def stop(paths: LocalModelPaths | None = None, *, wait_s: float = 20.0) -> int |
 def status(
     paths: LocalModelPaths | None = None, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT
 ) -> ServerStatus:
-    paths = paths or LocalModelPaths.default()
+    paths = paths or LocalModelPaths.default(port)
     info = read_model_info(paths)
     pid = _read_pid(paths)
     base = api_base(host, port)
@@ -825,7 +838,14 @@ def register(subparsers: Any) -> None:
     p_install.set_defaults(func=_cmd_install)
     p_start = sub.add_parser("start", help="start the server in the background")
     p_start.add_argument("--host", default=DEFAULT_HOST)
-    p_start.add_argument("--port", type=tcp_port, default=DEFAULT_PORT)
+    p_start.add_argument(
+        "--port",
+        type=tcp_port,
+        default=DEFAULT_PORT,
+        help=f"default {DEFAULT_PORT}; a server on another port is a second one beside it, with "
+        "its own pid file and log (server-PORT/ under the cache directory): `memfs eval "
+        "--api-base` twice spreads a run over both",
+    )
     p_start.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX)
     p_start.add_argument("--threads", type=int, default=None)
     p_start.add_argument(
@@ -836,6 +856,12 @@ def register(subparsers: Any) -> None:
     )
     p_start.set_defaults(func=_cmd_start)
     p_stop = sub.add_parser("stop", help="stop the server")
+    p_stop.add_argument(
+        "--port",
+        type=tcp_port,
+        default=DEFAULT_PORT,
+        help="the server's port (default %(default)s)",
+    )
     p_stop.set_defaults(func=_cmd_stop)
     p_status = sub.add_parser(
         "status",
@@ -868,15 +894,16 @@ def _cmd_start(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_stop(_args: argparse.Namespace) -> int:
-    pid = stop()
+def _cmd_stop(args: argparse.Namespace) -> int:
+    pid = stop(port=args.port)
     print(f"stopped pid {pid}" if pid else "no model server was running")
     return 0
 
 
 def describe_status(st: ServerStatus, paths: LocalModelPaths | None = None) -> str:
     """``memfs model status`` for a person: what answers, what is installed, what to do."""
-    paths = paths or LocalModelPaths.default()
+    port = urllib.parse.urlsplit(st.api_base).port or DEFAULT_PORT
+    paths = paths or LocalModelPaths.default(port)
     if st.foreign:
         what = "answers as a model server" if st.responding else "holds the port"
         server = (
@@ -894,12 +921,12 @@ def describe_status(st: ServerStatus, paths: LocalModelPaths | None = None) -> s
     elif st.state == "crashed":
         server = (
             f"crashed: the server (pid {st.pid}) is gone (it crashed or was killed); "
-            f"`memfs model start` starts it again. Last lines of {st.log_file}:\n"
+            f"`{command('start', port)}` starts it again. Last lines of {st.log_file}:\n"
             + "\n".join(f"    {line}" for line in st.log_tail)
         )
     else:
         server = f"not running; nothing answers at {st.api_base}" + (
-            " — run `memfs model start`" if st.installed else ""
+            f" — run `{command('start', port)}`" if st.installed else ""
         )
     if st.model is not None and st.installed:
         installed = f"yes, {st.model.path} ({st.model.bytes / 1e9:.2f} GB)"
