@@ -65,6 +65,22 @@ class TwoServers:
             return self.model(**kwargs)
 
 
+SCENARIOS = ["s45-recall-en", "s45-recall-zh"]
+
+
+def run_with(tmp_path: Path, config: RunConfig, completion: Any, **kw: Any) -> Any:
+    """:func:`run_eval` of the two recall scenarios into ``tmp_path / "run"``."""
+    return run_eval(
+        config,
+        load_scenarios(SCENARIOS),
+        tmp_path / "run",
+        turn_runner=functools.partial(run_turn, completion=completion),
+        system_prompt="You are the app.",
+        now=lambda: NOW,
+        **kw,
+    )
+
+
 def run(
     tmp_path: Path,
     servers: TwoServers,
@@ -73,25 +89,16 @@ def run(
     on_sample: Any = None,
     **kw: Any,
 ):
-    scenarios = load_scenarios(["s45-recall-en", "s45-recall-zh"])
     config = RunConfig(
         model="scripted/model",
         n=n,
-        scenarios=[s.id for s in scenarios],
+        scenarios=SCENARIOS,
         arms=[parse_arm(a) for a in arms],
         api_bases=ENDPOINTS,
         command="memfs eval test",
         **kw,
     )
-    return run_eval(
-        config,
-        scenarios,
-        tmp_path / "run",
-        turn_runner=functools.partial(run_turn, completion=servers),
-        system_prompt="You are the app.",
-        now=lambda: NOW,
-        on_sample=on_sample,
-    )
+    return run_with(tmp_path, config, servers, on_sample=on_sample)
 
 
 # -- the order --------------------------------------------------------------------------------
@@ -170,21 +177,8 @@ def test_a_dead_endpoint_stops_every_worker_and_resume_takes_the_rest(tmp_path):
     # the healthy worker ended the sample it had begun, and took no other
     assert [bool(r.record.error) for r in results] == [True, True, True, False]
     model = ScriptedModel()
-    resumed = run_eval(
-        RunConfig(
-            model="scripted/model",
-            n=4,
-            scenarios=["s45-recall-en", "s45-recall-zh"],
-            arms=[parse_arm("a=levers=default")],
-            command="memfs eval test",
-        ),
-        load_scenarios(["s45-recall-en", "s45-recall-zh"]),
-        tmp_path / "run",
-        turn_runner=functools.partial(run_turn, completion=model),
-        system_prompt="You are the app.",
-        now=lambda: NOW,
-        resume=True,
-    )
+    config = RunConfig(model="m", n=4, scenarios=SCENARIOS, arms=[parse_arm("a=levers=default")])
+    resumed = run_with(tmp_path, config, model, resume=True)
     assert model.calls == 7  # the three failed samples again, and the four never begun
     assert resumed.samples_done == 8
     assert not any(r.record.error for r in load_results(tmp_path / "run"))
@@ -252,17 +246,9 @@ def test_a_worker_that_is_interrupted_stops_the_run_and_the_other_ends_its_sampl
 
     before = set(threading.enumerate())
 
-    scenarios = load_scenarios(["s45-recall-en", "s45-recall-zh"])
-    config = RunConfig(model="m", n=3, scenarios=[s.id for s in scenarios], api_bases=ENDPOINTS)
+    config = RunConfig(model="m", n=3, scenarios=SCENARIOS, api_bases=ENDPOINTS)
     with pytest.raises(Stop):
-        run_eval(
-            config,
-            scenarios,
-            tmp_path / "run",
-            turn_runner=functools.partial(run_turn, completion=endpoints),
-            system_prompt="You are the app.",
-            now=lambda: NOW,
-        )
+        run_with(tmp_path, config, endpoints)
     go.set()
     for t in set(threading.enumerate()) - before:
         if "_worker" in t.name:  # the run's own (litellm keeps threads of its own)
