@@ -62,6 +62,23 @@ def test_a_file_memfs_reads_line_by_line_is_valid_and_the_strict_view_is_reporte
     assert strict.hit and "memory/yield-source.md" in strict.detail
 
 
+def test_a_valid_memory_counts_as_indexed_only_when_memory_md_links_it():
+    def hits(files: dict[str, str]) -> dict[str, str]:
+        v = verdict(EN, files=files)
+        wanted = ("valid_memory_file", "indexed_memory_file")
+        return {c.klass: c.detail for c in v.checks if c.klass in wanted and c.hit}
+
+    both = "memory/user-role.md, memory/yield-source.md"
+    assert hits(GOOD) == {"valid_memory_file": both, "indexed_memory_file": both}
+    unlinked = {**GOOD, "MEMORY.md": SCENARIOS[EN].seed_files["MEMORY.md"]}
+    assert hits(unlinked) == {"valid_memory_file": both}
+    broken = {**GOOD, "memory/user-role.md": "* The user is a process engineer.\n"}
+    assert hits(broken) == {
+        "valid_memory_file": "memory/yield-source.md",
+        "indexed_memory_file": "memory/yield-source.md",
+    }
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [

@@ -468,7 +468,9 @@ def test_arms_offer_remember_refuse_memory_paths_and_force_the_first_step(tmp_pa
         assert "memory/yield-source.md" not in strict.detail
         (valid,) = [c for c in by_arm[arm].verdict.checks if c.klass == "valid_memory_file"]
         assert valid.hit and "memory/yield-source.md" in valid.detail
-        kept = {"invalid_memory", "yaml_strict_invalid", "valid_memory_file"}
+        (indexed,) = [c for c in by_arm[arm].verdict.checks if c.klass == "indexed_memory_file"]
+        assert indexed.hit and indexed.detail == valid.detail  # its index line was written
+        kept = {"invalid_memory", "yaml_strict_invalid", "valid_memory_file", "indexed_memory_file"}
         assert not any(c.hit for c in by_arm[arm].verdict.checks if c.klass not in kept)
     assert "memory/extra.md" in by_arm["r"].record.after
     assert "memory/extra.md" not in by_arm["o"].record.after

@@ -74,6 +74,7 @@ REPORTED_CLASSES = (
     "echoed_context",
     "yaml_strict_invalid",
     "valid_memory_file",
+    "indexed_memory_file",
 )
 """Classes checked on every sample and reported beside the outcome, never deciding it: the pass
 rules stay those of the scenario kinds, and a lever is not judged by a rule written for it."""
@@ -113,6 +114,8 @@ CLASS_DESCRIPTIONS: dict[str, str] = {
     "echoed_context": "the reply reproduced the injected context block instead of acting on it",
     "yaml_strict_invalid": "a memory file a strict YAML reader rejects (memfs may still read it)",
     "valid_memory_file": "wrote at least one memory file memfs reads as a memory (any facts)",
+    "indexed_memory_file": "wrote at least one memory file memfs reads as a memory, and "
+    "MEMORY.md links it (any facts, any type)",
 }
 
 
@@ -621,6 +624,8 @@ def _judge_write(ctx: _Ctx) -> None:
         ctx.check("yaml_strict_invalid", bool(strict), "; ".join(strict))
     valid = [d.path for d in ctx.docs if d.valid]
     ctx.check("valid_memory_file", bool(valid), ", ".join(valid))
+    indexed = [p for p in valid if p in ctx.links]
+    ctx.check("indexed_memory_file", bool(indexed), ", ".join(indexed))
     missing: list[str] = []
     unindexed: list[str] = []
     fact_docs: dict[str, list[MemoryDoc]] = {}
