@@ -615,3 +615,16 @@ def test_arms_send_the_block_where_they_say_and_the_echo_is_reported(tmp_path):
     assert echoed == {"a": (1, 1), "b": (1, 1), "c": (1, 1), "d": (1, 1)}
     md = (tmp_path / "run" / "report.md").read_text()
     assert "| echoed_context k/N |" in md and "placement=system" in md
+
+
+def test_a_resumed_sample_never_runs_in_the_workspace_a_stopped_one_left(tmp_path):
+    run(tmp_path, ["s45-write-en"], n=1)
+    # a run stopped in the middle of sample 1: its directory holds what that turn had written
+    left = tmp_path / "run" / "samples" / "s45-write-en" / "01" / "workspace" / "memory"
+    left.mkdir(parents=True)
+    (left / "save.md").write_text("---\nname: save\n---\nthe facts, saved already\n")
+    run(tmp_path, ["s45-write-en"], n=2, resume=True)
+    [_, resumed] = load_results(tmp_path / "run")
+    assert resumed.record.sample == 1 and "memory/save.md" not in resumed.record.before
+    assert resumed.verdict.outcome == "memory_written"
+    assert not (left / "save.md").exists()

@@ -836,3 +836,25 @@ def test_an_answer_is_not_an_echo(reply):
 def test_strip_echo_removes_the_heading_frame_too():
     heading = context_files_block([("MEMORY.md", "- [a](memory/a.md) — x\n")], "heading")
     assert strip_echo(heading + "MES daily_yield") == "MES daily_yield"
+
+
+# -- a workspace that was not the scenario's before the turn -----------------------------------
+
+
+def test_a_sample_that_began_in_a_leftover_workspace_is_a_run_error_not_a_verdict():
+    scenario, record = sample(
+        "s45-write-en", files={"memory/yield-source.md": mem("y", "project", "x")}
+    )
+    leftover = mem("save", "user", "Two things to remember: the yield source is MES daily_yield.")
+    stale = record.model_copy(update={"before": {**record.before, "memory/save.md": leftover}})
+    v = judge(scenario, stale)
+    assert (v.outcome, v.passed) == ("run_error", False)
+    assert v.checks[0].detail == (
+        "the workspace before the turn was not the scenario's (files the scenario does not "
+        "seed: memory/save.md): a stopped sample's leftover; run it again with --resume"
+    )
+    index = next(p for p in scenario.seed_files if p.endswith("MEMORY.md"))
+    edited = {**record.before, index: record.before[index] + "- [Role](memory/role.md)\n"}
+    v = judge(scenario, record.model_copy(update={"before": edited}))
+    assert v.outcome == "run_error" and f"seeded files not as seeded: {index}" in v.checks[0].detail
+    assert judge(scenario, record).outcome != "run_error"  # as seeded: judged as usual

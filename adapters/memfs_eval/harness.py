@@ -20,6 +20,7 @@ import collections
 import datetime as dt
 import hashlib
 import json
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -180,7 +181,9 @@ def run_sample(
     )
     kwargs["seed"] = seed
     here = sample_dir(out_dir, config, arm.name, scenario.id, index)
-    here.mkdir(parents=True, exist_ok=True)
+    if here.exists():  # a sample stopped before it was recorded: never run in its workspace
+        shutil.rmtree(here)
+    here.mkdir(parents=True)
     fs = MemFS(LocalFileStore(here / "workspace"), clock=lambda: scenario.today)
     seed_workspace(fs, scenario)
     before = snapshot(fs)
