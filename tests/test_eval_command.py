@@ -84,6 +84,37 @@ def test_a_resumed_run_keeps_the_start_and_command_it_was_begun_with(tmp_path, m
     assert len((out / SAMPLES_FILE).read_text().splitlines()) == 2
 
 
+def test_a_run_of_two_arms_resumed_one_arm_at_a_time_keeps_every_samples_files(
+    tmp_path, monkeypatch
+):
+    # A one-arm resume of a two-arm run lays its samples out under their arm, as the run began:
+    # laid out flat, the second arm's sample 1 would land in the first arm's directory.
+    scripted(monkeypatch, ScriptedModel())
+    out = tmp_path / "run"
+    arms = ["--arm", "a=tools=files-only", "--arm", "b=tools=files-only,memory=remember"]
+    base = ["eval", "--scenario", "s45-recall-en", "--model", "scripted/m", "--out", str(out)]
+    assert main([*base, "--n", "1", *arms]) == 0
+    for arm in arms[1::2]:
+        assert main([*base, "--n", "2", "--arm", arm, "--resume"]) == 0
+    config = json.loads((out / "config.json").read_text())
+    assert config["arm_dirs"] is True and [a["name"] for a in config["arms"]] == ["b"]
+    rows = [json.loads(line)["record"] for line in (out / SAMPLES_FILE).read_text().splitlines()]
+    assert sorted((r["arm"], r["sample"]) for r in rows) == [("a", 0), ("a", 1), ("b", 0), ("b", 1)]
+    for r in rows:
+        where = out / "samples" / r["arm"] / "s45-recall-en" / f"{r['sample']:02d}"
+        assert json.loads((where / "record.json").read_text())["arm"] == r["arm"]
+    assert not (out / "samples" / "s45-recall-en").exists()
+
+
+def test_a_one_arm_run_keeps_the_arm_out_of_its_samples_paths(tmp_path, monkeypatch):
+    scripted(monkeypatch, ScriptedModel())
+    out = tmp_path / "run"
+    argv = [*ONE, "--model", "scripted/m", "--out", str(out), "--arm", "a=tools=files-only"]
+    assert main(argv) == 0 and main([*argv[:2], "2", *argv[3:], "--resume"]) == 0
+    assert json.loads((out / "config.json").read_text())["arm_dirs"] is False
+    assert sorted(p.name for p in (out / "samples" / "s45-recall-en").iterdir()) == ["00", "01"]
+
+
 def test_a_dead_endpoint_ends_the_run_with_exit_1_and_what_to_do(tmp_path, monkeypatch, capsys):
     def refused(**kwargs: Any) -> Any:
         raise ConnectionError("endpoint refused the connection")

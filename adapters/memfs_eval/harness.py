@@ -154,11 +154,9 @@ def _tool_calls(result: Any) -> list[ToolCallRecord]:
 
 
 def sample_dir(out_dir: Path, config: RunConfig, arm: str, scenario_id: str, index: int) -> Path:
-    """Where one sample's files live; a run with one arm keeps the arm out of the path."""
-    base = out_dir / "samples"
-    if len(config.run_arms()) > 1:
-        base = base / arm
-    return base / scenario_id / f"{index:02d}"
+    """Where one sample's files live; a run that has only ever had one arm keeps the arm out of
+    the path (:meth:`RunConfig.sample_root`)."""
+    return out_dir / "samples" / config.sample_root(arm) / scenario_id / f"{index:02d}"
 
 
 def run_sample(

@@ -84,6 +84,11 @@ class RunConfig(BaseModel):
         default="",
         description="what each sample's seed is derived from (default: the run's folder)",
     )
+    arm_dirs: bool = Field(
+        default=False,
+        description="samples are kept under their arm's folder: set by a run of several arms "
+        "and kept by every resume, so a resume with fewer arms lays its samples out the same",
+    )
     command: str = ""
     started: str = ""
 
@@ -92,6 +97,10 @@ class RunConfig(BaseModel):
         if self.arms:
             return list(self.arms)
         return [Arm(name="default", prompt=self.prompt, tools=self.tools)]  # type: ignore[arg-type]
+
+    def sample_root(self, arm: str) -> str:
+        """The folder under ``samples/`` that holds an arm's samples ('' for a one-arm run)."""
+        return arm if self.arm_dirs or len(self.run_arms()) > 1 else ""
 
     def baseline_arm(self) -> str:
         return self.baseline or self.run_arms()[0].name
@@ -543,7 +552,11 @@ def render_markdown(report: EvalReport) -> str:
             f"{', '.join(s.tool_calls) or '—'} | {', '.join(s.written) or '—'} | "
             f"{', '.join(s.destroyed) or '—'} | {s.elapsed_s:.0f} | {'; '.join(s.notes)} |"
         )
-    where = "samples/<arm>/<scenario>/<n>/" if report.arms else "samples/<scenario>/<n>/"
+    where = (
+        "samples/<arm>/<scenario>/<n>/"
+        if report.config.sample_root("x")
+        else "samples/<scenario>/<n>/"
+    )
     lines += ["", f"Transcripts, files and verdicts per sample: `{where}`.", ""]
     return "\n".join(lines)
 
