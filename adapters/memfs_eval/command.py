@@ -268,7 +268,6 @@ def run_config(
         arms=arms,
         baseline=args.baseline,
         run_id=out.name,
-        arm_dirs=len(arms) > 1,
         command="memfs eval " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["eval"] else []),
         started=started.isoformat(timespec="seconds"),
     )
@@ -280,11 +279,7 @@ def run_config(
                 "started": previous.get("started", ""),
                 "command": previous.get("command", ""),
                 "run_id": previous.get("run_id", ""),
-                "arm_dirs": bool(
-                    config.arm_dirs
-                    or previous.get("arm_dirs")
-                    or len(previous.get("arms") or []) > 1
-                ),
+                "arm_dirs": config.arm_in_path or RunConfig.model_validate(previous).arm_in_path,
                 "notes": [*notes, *(n for n in config.notes if n not in notes)],
             }
         )

@@ -540,16 +540,14 @@ def unseeded(scenario: Scenario, record: SampleRecord) -> str | None:
     seeded = scenario.seed_files
     extra = sorted(set(record.before) - set(seeded))
     changed = sorted(p for p, text in seeded.items() if record.before.get(p) != text)
-    if not extra and not changed:
+    parts = []
+    if extra:
+        parts.append(f"files the scenario does not seed: {', '.join(extra)}")
+    if changed:
+        parts.append(f"seeded files not as seeded: {', '.join(changed)}")
+    if not parts:
         return None
-    what = "; ".join(
-        part
-        for part in (
-            f"files the scenario does not seed: {', '.join(extra)}" if extra else "",
-            f"seeded files not as seeded: {', '.join(changed)}" if changed else "",
-        )
-        if part
-    )
+    what = "; ".join(parts)
     return (
         f"the workspace before the turn was not the scenario's ({what}): a stopped sample's "
         "leftover; run it again with --resume"

@@ -98,9 +98,14 @@ class RunConfig(BaseModel):
             return list(self.arms)
         return [Arm(name="default", prompt=self.prompt, tools=self.tools)]  # type: ignore[arg-type]
 
+    @property
+    def arm_in_path(self) -> bool:
+        """Whether samples live under their arm's folder: a run that has had several arms."""
+        return self.arm_dirs or len(self.run_arms()) > 1
+
     def sample_root(self, arm: str) -> str:
         """The folder under ``samples/`` that holds an arm's samples ('' for a one-arm run)."""
-        return arm if self.arm_dirs or len(self.run_arms()) > 1 else ""
+        return arm if self.arm_in_path else ""
 
     def baseline_arm(self) -> str:
         return self.baseline or self.run_arms()[0].name
@@ -553,9 +558,7 @@ def render_markdown(report: EvalReport) -> str:
             f"{', '.join(s.destroyed) or '—'} | {s.elapsed_s:.0f} | {'; '.join(s.notes)} |"
         )
     where = (
-        "samples/<arm>/<scenario>/<n>/"
-        if report.config.sample_root("x")
-        else "samples/<scenario>/<n>/"
+        "samples/<arm>/<scenario>/<n>/" if report.config.arm_in_path else "samples/<scenario>/<n>/"
     )
     lines += ["", f"Transcripts, files and verdicts per sample: `{where}`.", ""]
     return "\n".join(lines)
